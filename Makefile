@@ -1,0 +1,44 @@
+# The two commands of the README: `make play` and `make test`.
+# Both create the virtual environment on first use and reinstall when
+# pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8029
+
+.PHONY: play test lint typecheck unit bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-play: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[fast]'
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[fast,test]'
+	touch $@
+
+play: $(VENV)/.installed-play
+	$(BIN)/twentynine serve --host $(HOST) --port $(PORT) --open
+
+test: $(VENV)/.installed-test lint typecheck unit
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check twentynine tests
+	$(BIN)/ruff format --check twentynine tests
+
+typecheck: $(VENV)/.installed-test
+	$(BIN)/mypy
+
+unit: $(VENV)/.installed-test
+	$(BIN)/pytest -n auto -q
+
+bench: $(VENV)/.installed-play
+	$(BIN)/twentynine bench engine
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

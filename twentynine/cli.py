@@ -1,0 +1,210 @@
+"""The ``twentynine`` command: one entry point, a sub-command per job.
+
+Errors are reported as one line on standard error with a non-zero status;
+a traceback would be a bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .rules import (
+    OPTION_HELP,
+    PROFILE_SUMMARIES,
+    PROFILES,
+    RulesError,
+    format_value,
+    parse_assignments,
+    resolve,
+)
+
+EXAMPLES = {
+    "replay": """examples:
+  twentynine replay game.json           a trick-by-trick account of the game
+  twentynine replay game.json --json    the verdict object (exit 0 ok, 1 illegal, 2 malformed)
+  cat game.json | twentynine replay - --json""",
+    "rules": """examples:
+  twentynine rules                      the pagat rules
+  twentynine rules modern               another profile
+  twentynine rules pagat --set min_bid=16 --set seventh_card=yes
+  twentynine rules --list               every profile with a one-line summary""",
+    "bench": """examples:
+  twentynine bench engine               random deals per second through the engine API
+  twentynine bench engine --deals 500 --runs 3""",
+    "serve": """examples:
+  twentynine serve                      http://127.0.0.1:8029
+  twentynine serve --host 0.0.0.0 --port 8080""",
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="twentynine",
+        description="The card game 29: rules engine, replays and tools.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"twentynine {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, help_: str) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name,
+            help=help_,
+            description=help_,
+            epilog=EXAMPLES.get(name),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+
+    r = add("replay", "Check a 29-record/1 game record and tell its story or its verdict.")
+    r.add_argument("file", help="record file, or - for standard input")
+    r.add_argument("--json", action="store_true", help="print the verdict object as JSON")
+
+    ru = add("rules", "Show the resolved options of a profile, with any overrides.")
+    ru.add_argument(
+        "profile", nargs="?", default="pagat", help="pagat, arcade, bangladesh, modern, bhoos"
+    )
+    ru.add_argument(
+        "--set",
+        dest="options",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="override an option, e.g. --set min_bid=16 (repeatable)",
+    )
+    ru.add_argument("--json", action="store_true", help="print the record's rules object")
+    ru.add_argument("--list", action="store_true", help="list the profiles")
+
+    b = add("bench", "Print performance figures (not a test).")
+    b.add_argument("what", choices=["engine", "solver"], help="what to measure")
+    b.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
+
+    s = add("serve", "Serve the web app.")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8029)
+    s.add_argument("--open", action="store_true", help="open a browser on the page")
+    return p
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .account import describe_match
+    from .record import EXIT_MALFORMED, load, replay_record, replay_text
+
+    try:
+        if args.file == "-":
+            text = sys.stdin.buffer.read()
+        else:
+            with open(args.file, "rb") as f:
+                text = f.read()
+    except OSError as e:
+        message = f"cannot read {args.file}: {e.strerror or e}"
+        if args.json:
+            print(
+                json.dumps(
+                    {
+                        "ok": False,
+                        "deals": [],
+                        "score": [0, 0],
+                        "winner": None,
+                        "complete": False,
+                        "error": {"deal": None, "action": None, "message": message},
+                    }
+                )
+            )
+        else:
+            print(f"twentynine replay: {message}", file=sys.stderr)
+        return EXIT_MALFORMED
+    verdict = replay_text(text)
+    if args.json:
+        print(json.dumps(verdict.data, ensure_ascii=False))
+        return verdict.exit_status
+    if verdict.exit_status != EXIT_MALFORMED:
+        match, _ = replay_record(load(text))
+        sys.stdout.write(describe_match(match))
+    if not verdict.ok:
+        err = verdict.data["error"]
+        where = ""
+        if err["deal"] is not None:
+            where = f"deal {err['deal']}" + (
+                f", action {err['action']}" if err["action"] is not None else ""
+            )
+            where += ": "
+        print(f"twentynine replay: {where}{err['message']}", file=sys.stderr)
+    return verdict.exit_status
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if args.list:
+        t = Table(title="Profiles")
+        t.add_column("profile", style="bold")
+        t.add_column("summary")
+        for name in PROFILES:
+            t.add_row(name, PROFILE_SUMMARIES[name])
+        console.print(t)
+        return 0
+    rules = resolve(args.profile, parse_assignments(args.options))
+    if args.json:
+        print(json.dumps(rules.to_json()))
+        return 0
+    changed = rules.overrides()
+    t = Table(title=f"Rules: {rules.profile}" + (" with changes" if changed else ""))
+    t.add_column("option", style="bold")
+    t.add_column("value")
+    t.add_column("meaning", style="dim")
+    for name, value in rules.options().items():
+        shown = format_value(value)
+        if name in changed:
+            was = format_value(getattr(PROFILES[rules.profile], name))
+            shown = f"[bold yellow]{shown}[/] (profile: {was})"
+        t.add_row(name, shown, OPTION_HELP[name])
+    console.print(t)
+    console.print(PROFILE_SUMMARIES[rules.profile], style="italic")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "engine":
+        from .benchmarks import engine
+
+        return engine.main(args.rest)
+    try:
+        from .benchmarks import solver  # type: ignore[attr-defined, unused-ignore]
+    except ImportError:
+        print("twentynine bench: the solver is not built yet", file=sys.stderr)
+        return 2
+    return int(solver.main(args.rest))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .web.app import serve
+
+    return serve(args.host, args.port, open_browser=args.open)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    handlers = {"replay": cmd_replay, "rules": cmd_rules, "bench": cmd_bench, "serve": cmd_serve}
+    try:
+        return handlers[args.command](args)
+    except RulesError as e:
+        print(f"twentynine {args.command}: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
