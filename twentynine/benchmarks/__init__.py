@@ -1,0 +1,1 @@
+"""Benchmarks behind `twentynine bench`: they print figures, they are not tests."""
