@@ -35,6 +35,10 @@ EXAMPLES = {
     "bench": """examples:
   twentynine bench engine               random deals per second through the engine API
   twentynine bench engine --deals 500 --runs 3""",
+    "arena": """examples:
+  twentynine arena casual novice --deals 500
+  twentynine arena expert strong --deals 2000 --profile pagat --jobs 2 --out runs/x --plot x.png
+  twentynine arena casual random --profile modern --set early_end=no --seed 7""",
     "serve": """examples:
   twentynine serve                      http://127.0.0.1:8029
   twentynine serve --host 0.0.0.0 --port 8080""",
@@ -81,6 +85,27 @@ def _parser() -> argparse.ArgumentParser:
     b = add("bench", "Print performance figures (not a test).")
     b.add_argument("what", choices=["engine", "solver"], help="what to measure")
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
+
+    a = add("arena", "Play duplicate deals between two bots and report who is stronger.")
+    a.add_argument("a", help="bot A: a level (random, novice, casual, strong, expert)")
+    a.add_argument("b", help="bot B")
+    a.add_argument("--deals", type=int, default=200, help="duplicate deals (each played twice)")
+    a.add_argument("--profile", default="pagat", help="rule profile (default pagat)")
+    a.add_argument(
+        "--set",
+        dest="options",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="override an option (repeatable)",
+    )
+    a.add_argument("--seed", type=int, default=1, help="seed of the deals")
+    a.add_argument(
+        "--jobs", type=int, default=1, help="worker processes (default 1; 0 = all cores)"
+    )
+    a.add_argument("--out", help="folder for summary.json and every game record")
+    a.add_argument("--plot", help="PNG file for the running difference (needs matplotlib)")
+    a.add_argument("--quiet", action="store_true", help="no progress bar")
 
     s = add("serve", "Serve the web app.")
     s.add_argument("--host", default="127.0.0.1")
@@ -182,6 +207,46 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return int(solver.main(args.rest))
 
 
+def cmd_arena(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    from rich.progress import Progress
+
+    from .arena import format_summary, plot, run_boards, summarise, write_outputs
+    from .bots import LEVELS
+
+    for spec in (args.a, args.b):
+        if spec not in LEVELS:
+            raise RulesError(f"unknown bot {spec!r}; levels are: {', '.join(LEVELS)}")
+    if args.deals < 1:
+        raise RulesError("--deals must be at least 1")
+    rules = resolve(args.profile, parse_assignments(args.options))
+    jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    boards = []
+    with Progress(disable=args.quiet, transient=True) as progress:
+        task = progress.add_task(f"{args.a} vs {args.b}", total=args.deals)
+        for board in run_boards(rules, args.a, args.b, args.deals, args.seed, jobs):
+            boards.append(board)
+            progress.advance(task)
+    summary = summarise(args.a, args.b, boards)
+    print(format_summary(summary))
+    if args.out:
+        write_outputs(summary, boards, Path(args.out))
+        print(f"  wrote {Path(args.out) / 'summary.json'} and {2 * len(boards)} game records")
+    if args.plot:
+        try:
+            plot(summary, Path(args.plot))
+        except ImportError:
+            print(
+                "twentynine arena: --plot needs matplotlib (pip install matplotlib)",
+                file=sys.stderr,
+            )
+            return 2
+        print(f"  wrote {args.plot}")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from .web.app import serve
 
@@ -194,7 +259,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    handlers = {"replay": cmd_replay, "rules": cmd_rules, "bench": cmd_bench, "serve": cmd_serve}
+    handlers = {
+        "replay": cmd_replay,
+        "rules": cmd_rules,
+        "bench": cmd_bench,
+        "serve": cmd_serve,
+        "arena": cmd_arena,
+    }
     try:
         return handlers[args.command](args)
     except RulesError as e:

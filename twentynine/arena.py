@@ -1,0 +1,288 @@
+"""Duplicate matches between two bots.
+
+Each deal is played twice with the same cards in the same seats: once with
+bot A on North-South, once with A on East-West. Whatever luck the cards
+carry is the same for both bots, so the difference in game points measures
+skill. Deals run in parallel worker processes with ``jobs`` > 1.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .bots import make_bot
+from .bots.base import Bot
+from .dealing import deal_hands, derive_seed
+from .engine import OVER, Deal, Match
+from .observation import observe_deal
+from .rules import Rules
+
+Z95 = 1.959963984540054
+ELO_SCALE = 400.0
+
+
+@dataclass
+class GameResult:
+    """One of the two games of a duplicate deal."""
+
+    deal: int
+    a_team: int  # the team bot A sat on
+    record: dict[str, Any]
+    delta: tuple[int, int]
+    bidder: int | None
+    bid: int | None
+    points: tuple[int, int]
+    result: str
+    times: dict[str, list[float]]  # bot label -> decision seconds
+
+
+@dataclass
+class BoardResult:
+    deal: int
+    games: list[GameResult]
+
+    def a_minus_b(self) -> float:
+        """Game points of A minus those of B, averaged over the two games."""
+        total = 0
+        for g in self.games:
+            total += g.delta[g.a_team] - g.delta[1 - g.a_team]
+        return total / 2
+
+
+BotFactory = Callable[[str, int], Bot]
+
+
+def default_factory(spec: str, seed: int) -> Bot:
+    return make_bot(spec, seed=seed)
+
+
+def play_game(
+    rules: Rules,
+    dealer: int,
+    hands: list[list[int]],
+    bots: list[Bot],
+    labels: list[str],
+) -> tuple[Deal, dict[str, list[float]]]:
+    """Play one deal with the given bots at the four seats."""
+    deal = Deal(rules, dealer, hands)
+    times: dict[str, list[float]] = {label: [] for label in set(labels)}
+    while deal.phase != OVER:
+        seat = deal.to_act
+        obs = observe_deal(deal, seat)
+        t = time.perf_counter()
+        action = bots[seat].act(obs)
+        times[labels[seat]].append(time.perf_counter() - t)
+        deal.apply(action)
+    return deal, times
+
+
+def play_board(
+    rules: Rules, a: str, b: str, deal_no: int, seed: int, factory: BotFactory = default_factory
+) -> BoardResult:
+    dealer = deal_no % 4
+    hands = deal_hands(derive_seed(seed, deal_no), dealer, rules.clockwise)
+    games = []
+    for a_team in (0, 1):
+        labels = ["A" if s % 2 == a_team else "B" for s in range(4)]
+        bots = [
+            factory(a if labels[s] == "A" else b, derive_seed(seed, deal_no, s)) for s in range(4)
+        ]
+        deal, times = play_game(rules, dealer, hands, bots, labels)
+        match = Match(rules)
+        match.first_dealer = dealer
+        match.deals.append(deal)
+        games.append(
+            GameResult(
+                deal=deal_no,
+                a_team=a_team,
+                record=match.to_record(),
+                delta=(deal.delta[0], deal.delta[1]),
+                bidder=deal.bidder if deal.bidder >= 0 else None,
+                bid=deal.bid if deal.bidder >= 0 else None,
+                points=(deal.points[0], deal.points[1]),
+                result=deal.result,
+                times=times,
+            )
+        )
+    return BoardResult(deal_no, games)
+
+
+@dataclass
+class Summary:
+    a: str
+    b: str
+    deals: int
+    mean: float
+    ci95: tuple[float, float]
+    elo: float | None
+    elo_ci95: tuple[float | None, float | None]
+    make_rate: dict[str, float | None]
+    defend_rate: dict[str, float | None]
+    bid_margin: dict[str, float | None]
+    bid_abs_error: dict[str, float | None]
+    contracts: dict[str, int]
+    decision_ms: dict[str, dict[str, float]]
+    running: list[float] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        d = self.__dict__.copy()
+        d.pop("running")
+        return d
+
+
+def _elo(score: float) -> float | None:
+    if score <= 0 or score >= 1:
+        return None
+    return -ELO_SCALE * math.log10(1 / score - 1)
+
+
+def summarise(a: str, b: str, boards: list[BoardResult]) -> Summary:
+    boards = sorted(boards, key=lambda x: x.deal)
+    diffs = [x.a_minus_b() for x in boards]
+    n = len(diffs)
+    mean = statistics.fmean(diffs) if diffs else 0.0
+    sd = statistics.stdev(diffs) if n > 1 else 0.0
+    half = Z95 * sd / math.sqrt(n) if n > 1 else float("inf")
+    wins = sum(1 for d in diffs if d > 0) + 0.5 * sum(1 for d in diffs if d == 0)
+    score = wins / n if n else 0.5
+    se = math.sqrt(score * (1 - score) / n) if n else 0.0
+    made: dict[str, list[bool]] = {"A": [], "B": []}
+    defended: dict[str, list[bool]] = {"A": [], "B": []}
+    margin: dict[str, list[int]] = {"A": [], "B": []}
+    times: dict[str, list[float]] = {"A": [], "B": []}
+    for board in boards:
+        for g in board.games:
+            for label, secs in g.times.items():
+                times[label].extend(secs)
+            if g.bidder is None or g.bid is None or g.result not in ("made", "failed"):
+                continue
+            bidder_label = "A" if g.bidder % 2 == g.a_team else "B"
+            other = "B" if bidder_label == "A" else "A"
+            made[bidder_label].append(g.result == "made")
+            defended[other].append(g.result == "failed")
+            margin[bidder_label].append(g.points[g.bidder % 2] - g.bid)
+
+    def rate(xs: list[bool]) -> float | None:
+        return sum(xs) / len(xs) if xs else None
+
+    def ms(xs: list[float]) -> dict[str, float]:
+        if not xs:
+            return {"median": 0.0, "p95": 0.0, "decisions": 0}
+        s = sorted(xs)
+        return {
+            "median": statistics.median(s) * 1000,
+            "p95": s[min(len(s) - 1, int(0.95 * len(s)))] * 1000,
+            "decisions": len(s),
+        }
+
+    running, total = [], 0.0
+    for d in diffs:
+        total += d
+        running.append(total)
+    return Summary(
+        a=a,
+        b=b,
+        deals=n,
+        mean=mean,
+        ci95=(mean - half, mean + half),
+        elo=_elo(score),
+        elo_ci95=(_elo(score - Z95 * se), _elo(score + Z95 * se)),
+        make_rate={k: rate(v) for k, v in made.items()},
+        defend_rate={k: rate(v) for k, v in defended.items()},
+        bid_margin={k: statistics.fmean(v) if v else None for k, v in margin.items()},
+        bid_abs_error={
+            k: statistics.fmean(abs(x) for x in v) if v else None for k, v in margin.items()
+        },
+        contracts={k: len(v) for k, v in made.items()},
+        decision_ms={k: ms(v) for k, v in times.items()},
+        running=running,
+    )
+
+
+def _board_job(args: tuple[Rules, str, str, int, int]) -> BoardResult:
+    rules, a, b, deal_no, seed = args
+    return play_board(rules, a, b, deal_no, seed)
+
+
+def run_boards(
+    rules: Rules, a: str, b: str, deals: int, seed: int, jobs: int = 1
+) -> Iterator[BoardResult]:
+    """Yield board results as they finish (in any order when ``jobs`` > 1)."""
+    work = [(rules, a, b, i, seed) for i in range(deals)]
+    if jobs <= 1:
+        for w in work:
+            yield _board_job(w)
+        return
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn" if os.name == "nt" else "fork")
+    with ctx.Pool(jobs) as pool:
+        yield from pool.imap_unordered(_board_job, work, chunksize=max(1, deals // (jobs * 20)))
+
+
+def write_outputs(summary: Summary, boards: list[BoardResult], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.json").write_text(json.dumps(summary.to_json(), indent=2) + "\n")
+    games = out / "games"
+    games.mkdir(exist_ok=True)
+    for board in boards:
+        for g in board.games:
+            side = "A-NS" if g.a_team == 0 else "A-EW"
+            (games / f"deal{board.deal:05d}-{side}.json").write_text(json.dumps(g.record) + "\n")
+
+
+def plot(summary: Summary, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+    ax.plot(range(1, len(summary.running) + 1), summary.running, color="#1f6f43")
+    ax.axhline(0, color="#888", linewidth=0.8)
+    ax.set_xlabel("deal")
+    ax.set_ylabel(f"game points, {summary.a} minus {summary.b} (cumulative)")
+    lo, hi = summary.ci95
+    ax.set_title(
+        f"{summary.a} vs {summary.b}: {summary.mean:+.3f}/deal (95% CI {lo:+.3f}..{hi:+.3f})"
+    )
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def format_summary(s: Summary) -> str:
+    def pct(x: float | None) -> str:
+        return "-" if x is None else f"{100 * x:.1f}%"
+
+    def num(x: float | None) -> str:
+        return "-" if x is None else f"{x:+.2f}"
+
+    lo, hi = s.ci95
+    elo = "-" if s.elo is None else f"{s.elo:+.0f}"
+    elo_lo, elo_hi = s.elo_ci95
+    elo_ci = ""
+    if elo_lo is not None and elo_hi is not None:
+        elo_ci = f" (95% CI {elo_lo:+.0f}..{elo_hi:+.0f})"
+    lines = [
+        f"{s.a} (A) vs {s.b} (B), {s.deals} duplicate deals",
+        f"  game points per deal, A minus B: {s.mean:+.3f}  (95% CI {lo:+.3f} .. {hi:+.3f})",
+        f"  Elo estimate of A over B: {elo}{elo_ci}",
+    ]
+    for k, name in (("A", s.a), ("B", s.b)):
+        t = s.decision_ms[k]
+        lines.append(
+            f"  {k} {name}: made {pct(s.make_rate[k])} of {s.contracts[k]} contracts as bidder, "
+            f"beat {pct(s.defend_rate[k])} as defender, bid margin {num(s.bid_margin[k])} "
+            f"(mean |error| {num(s.bid_abs_error[k]).lstrip('+')}), "
+            f"decision median {t['median']:.2f} ms, p95 {t['p95']:.2f} ms"
+        )
+    return "\n".join(lines)
