@@ -366,6 +366,8 @@ class Deal:
             raise IllegalAction("the deal is over")
         seat = action.seat
         if seat != self.to_act:
+            if self.phase == PAIR_WINDOW:  # naming the seat would show who holds the pair
+                raise IllegalAction(f"it is not seat {seat}'s turn: the table is waiting")
             raise IllegalAction(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
         kind = action.kind
         phase = self.phase
@@ -513,6 +515,7 @@ class Deal:
                 self.phase = OVER
                 self.result = CANCELLED
                 self.stake = 0
+                self.to_act = -1
             return True
         return False
 
@@ -858,6 +861,12 @@ class Deal:
     # ------------------------------------------------------------ views
     def trick_winner_of(self, index: int) -> int:
         return self.tricks[index][3]
+
+    def observation(self, seat: int | None) -> Any:
+        """What ``seat`` may know of this deal (None: the public view)."""
+        from .observation import observe_deal
+
+        return observe_deal(self, seat)
 
     def verdict(self) -> dict[str, Any]:
         """This deal as the verdict object of the rules (section 7)."""
