@@ -1,0 +1,159 @@
+"""Bots: legal play everywhere, determinism, and honesty."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from twentynine.actions import Action
+from twentynine.bots import LEVELS, make_bot
+from twentynine.bots.heuristic import certain_single_hand
+from twentynine.cards import SUIT_MASK, cards_of, parse_card, parse_cards
+from twentynine.dealing import deal_hands
+from twentynine.engine import OVER, Deal
+from twentynine.rules import PROFILES, resolve
+
+FAST_LEVELS = ["random", "novice", "casual"]
+ALL_OPTIONS = {
+    "seventh_card": True,
+    "single_hand": 3,
+    "doubling": True,
+    "allow_set": True,
+    "under_half": True,
+    "early_end": True,
+}
+
+
+def play_deal(rules, seed: int, levels: list[str], bot_seed: int = 0) -> Deal:
+    dealer = seed % 4
+    deal = Deal(rules, dealer, deal_hands(seed, dealer, rules.clockwise))
+    bots = [make_bot(levels[s], seed=bot_seed + s) for s in range(4)]
+    steps = 0
+    while deal.phase != OVER:
+        seat = deal.to_act
+        obs = deal.observation(seat)
+        action = bots[seat].act(obs)
+        assert action in deal.legal_actions()
+        deal.apply(action)
+        steps += 1
+        assert steps < 200
+    return deal
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    profile=st.sampled_from(sorted(PROFILES)),
+    extras=st.booleans(),
+    seed=st.integers(0, 2**32),
+    levels=st.lists(st.sampled_from(FAST_LEVELS), min_size=4, max_size=4),
+)
+def test_every_bot_plays_only_legal_actions_in_every_profile(profile, extras, seed, levels):
+    rules = resolve(profile, ALL_OPTIONS if extras else {})
+    deal = play_deal(rules, seed, levels)
+    assert deal.is_over()
+
+
+@pytest.mark.parametrize("level", FAST_LEVELS)
+def test_same_seed_same_observation_same_action(level):
+    rules = PROFILES["pagat"]
+    deal = Deal(rules, 0, deal_hands(5, 0))
+    obs = deal.observation(deal.to_act)
+    a = make_bot(level, seed=11).act(obs)
+    for _ in range(5):
+        assert make_bot(level, seed=11).act(obs) == a
+
+
+def _swap_hidden_cards(deal: Deal, seat: int, rng: random.Random) -> list[list[int]] | None:
+    """Hands of another deal that ``seat`` cannot tell apart from ``deal``.
+
+    Cards of one suit still held by two other seats are exchanged; both seats
+    hold that suit, so every play so far stays legal and nothing the seat saw
+    changes. Returns None if no such exchange exists.
+    """
+    others = [s for s in range(4) if s != seat]
+    for _ in range(50):
+        a, b = rng.sample(others, 2)
+        suit = rng.randrange(4)
+        ca = cards_of(deal.held[a] & SUIT_MASK[suit])
+        cb = cards_of(deal.held[b] & SUIT_MASK[suit])
+        if not ca or not cb:
+            continue
+        x, y = rng.choice(ca), rng.choice(cb)
+        hands = [list(h) for h in deal.hands]
+        ia, ib = hands[a].index(x), hands[b].index(y)
+        # Keep the batches: the exchanged cards must both be from the second batch
+        # or both from the first, so that the auction saw the same hands.
+        if (ia < 4) != (ib < 4):
+            continue
+        hands[a][ia], hands[b][ib] = y, x
+        return hands
+    return None
+
+
+@pytest.mark.parametrize("level", FAST_LEVELS)
+@pytest.mark.parametrize("profile", ["pagat", "bhoos", "modern"])
+def test_bot_is_honest_hidden_cards_do_not_change_its_action(level, profile):
+    """Two deals that give a seat the same observation get the same action."""
+    rules = PROFILES[profile]
+    rng = random.Random(3)
+    checked = 0
+    for seed in range(40):
+        deal = Deal(rules, seed % 4, deal_hands(seed, seed % 4, rules.clockwise))
+        driver = [make_bot("casual", seed=s) for s in range(4)]
+        stop = rng.randrange(3, 30)
+        for _ in range(stop):
+            if deal.phase == OVER:
+                break
+            deal.apply(driver[deal.to_act].act(deal.observation(deal.to_act)))
+        if deal.phase == OVER or deal.phase == "pair":
+            continue
+        seat = deal.to_act
+        hands = _swap_hidden_cards(deal, seat, rng)
+        if hands is None:
+            continue
+        twin = Deal(rules, deal.dealer, hands)
+        for action in deal.log:
+            twin.apply(action)
+        assert twin.held != deal.held  # the hidden cards really differ
+        obs, twin_obs = deal.observation(seat), twin.observation(seat)
+        assert obs == twin_obs
+        bot = make_bot(level, seed=99)
+        assert bot.act(obs) == make_bot(level, seed=99).act(twin_obs)
+        checked += 1
+    assert checked >= 10
+
+
+def test_certain_single_hand_only_with_unbroken_top_runs():
+    def hand(text: str) -> int:
+        return sum(1 << c for c in parse_cards(text))
+
+    assert certain_single_hand(hand("JS 9S AS JH 9H JD JC 9C"))
+    assert not certain_single_hand(hand("JS 9S TS JH 9H JD JC 9C"))  # the ace is missing
+    assert not certain_single_hand(hand("9S AS TS KS QS 8S 7S JH"))  # the jack of spades is out
+
+
+def test_casual_feeds_points_to_a_partner_who_wins_the_trick():
+    # North leads the jack of hearts (the top heart); East follows; South holds
+    # the ace and the seven of hearts and gives its partner the ace.
+    rules = PROFILES["pagat"]
+    hands = [
+        parse_cards("AH 7H 8S 7S 7D 8D 7C 8C"),
+        parse_cards("QH 9S AS TS KS QS 9D AD"),
+        parse_cards("JH 9H TH JS JD TD KD QD"),
+        parse_cards("KH 8H JC 9C AC TC KC QC"),
+    ]
+    deal = Deal(rules, 1, hands)  # West deals, North speaks and leads first
+    for seat in (2, 3, 0, 1):
+        deal.apply(Action.bid(2, 15) if seat == 2 else Action.pass_(seat))
+    deal.apply(Action.trump(2, 1))
+    deal.apply(Action.play(2, parse_card("JH")))
+    deal.apply(Action.play(3, parse_card("8H")))
+    action = make_bot("casual").act(deal.observation(0))
+    assert action == Action.play(0, parse_card("AH"))
+
+
+def test_levels_are_registered():
+    assert set(FAST_LEVELS) <= set(LEVELS)
