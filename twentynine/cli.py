@@ -83,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     ru.add_argument("--list", action="store_true", help="list the profiles")
 
     b = add("bench", "Print performance figures (not a test).")
-    b.add_argument("what", choices=["engine", "solver"], help="what to measure")
+    b.add_argument("what", choices=["engine", "solver", "bots"], help="what to measure")
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
 
     a = add("arena", "Play duplicate deals between two bots and report who is stronger.")
@@ -199,6 +199,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from .benchmarks import engine
 
         return engine.main(args.rest)
+    if args.what == "bots":
+        from .benchmarks import bots
+
+        return bots.main(args.rest)
     try:
         from .benchmarks import solver  # type: ignore[attr-defined, unused-ignore]
     except ImportError:

@@ -10,11 +10,14 @@ from collections.abc import Callable
 
 from .base import Bot, RandomBot, Style
 from .heuristic import CasualBot, NoviceBot
+from .search import ExpertBot, StrongBot
 
 LEVELS: dict[str, Callable[..., Bot]] = {
     "random": RandomBot,
     "novice": NoviceBot,
     "casual": CasualBot,
+    "strong": StrongBot,
+    "expert": ExpertBot,
 }
 
 
@@ -26,4 +29,14 @@ def make_bot(
     return LEVELS[level](seed=seed, budget=budget, style=style)
 
 
-__all__ = ["LEVELS", "Bot", "CasualBot", "NoviceBot", "RandomBot", "Style", "make_bot"]
+__all__ = [
+    "LEVELS",
+    "Bot",
+    "CasualBot",
+    "ExpertBot",
+    "NoviceBot",
+    "RandomBot",
+    "StrongBot",
+    "Style",
+    "make_bot",
+]

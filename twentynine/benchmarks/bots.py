@@ -1,0 +1,88 @@
+"""``twentynine bench bots``: decision times of every level, and cold start.
+
+Each level plays whole deals against itself (so the positions are the ones
+that level reaches) and every decision is timed: median, p95 and the worst.
+The cold start is a fresh Python process that imports the package, builds
+an expert bot and makes one decision, timed from outside.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+from ..bots import LEVELS, make_bot
+from ..dealing import deal_hands, derive_seed
+from ..engine import OVER, Deal
+from ..rules import PROFILES, parse_assignments, resolve
+
+COLD_START = (
+    "import time; t = time.perf_counter();"
+    "from twentynine.bots import make_bot; from twentynine.engine import Deal;"
+    "from twentynine.dealing import deal_hands; from twentynine.rules import PROFILES;"
+    "d = Deal(PROFILES['pagat'], 0, deal_hands(1, 0));"
+    "b = make_bot('expert');"
+    "[d.apply(b.act(d.observation(d.to_act))) for _ in range(12)];"
+    "print(time.perf_counter() - t)"
+)
+
+
+def time_level(
+    level: str, rules_profile: str, options: dict[str, str], deals: int, seed: int
+) -> list[float]:
+    rules = resolve(rules_profile, options)
+    times: list[float] = []
+    for i in range(deals):
+        dealer = i % 4
+        deal = Deal(rules, dealer, deal_hands(derive_seed(seed, i), dealer, rules.clockwise))
+        bots = [make_bot(level, seed=s) for s in range(4)]
+        while deal.phase != OVER:
+            obs = deal.observation(deal.to_act)
+            t = time.perf_counter()
+            action = bots[deal.to_act].act(obs)
+            times.append(time.perf_counter() - t)
+            deal.apply(action)
+    return times
+
+
+def cold_start(runs: int = 2) -> list[float]:
+    """Wall time of a fresh process to its first expert decisions (the first run may
+    also fill numba's on-disk cache)."""
+    out = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", COLD_START], check=True, capture_output=True)
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="twentynine bench bots", description=__doc__)
+    p.add_argument("--levels", default=",".join(LEVELS), help="comma-separated levels")
+    p.add_argument("--deals", type=int, default=20, help="deals per level")
+    p.add_argument("--profile", default="pagat", choices=sorted(PROFILES))
+    p.add_argument("--set", dest="options", action="append", default=[], metavar="K=V")
+    p.add_argument("--seed", type=int, default=29)
+    p.add_argument("--no-cold", action="store_true", help="skip the cold-start measurement")
+    args = p.parse_args(argv)
+    options = parse_assignments(args.options)
+    print(f"bot decision times, profile {args.profile}, {args.deals} deals per level, one core")
+    for level in args.levels.split(","):
+        if level not in LEVELS:
+            p.error(f"unknown level {level!r}")
+        ts = sorted(time_level(level, args.profile, options, args.deals, args.seed))
+        p95 = ts[min(len(ts) - 1, int(0.95 * len(ts)))]
+        print(
+            f"  {level:<7} {len(ts):>5} decisions: median {statistics.median(ts) * 1000:8.2f} ms, "
+            f"p95 {p95 * 1000:8.2f} ms, worst {ts[-1] * 1000:8.2f} ms"
+        )
+    if not args.no_cold:
+        cs = cold_start()
+        print(
+            "  cold start (new process, import, expert bot, 12 decisions): "
+            + ", ".join(f"{x:.2f} s" for x in cs)
+        )
+    return 0
