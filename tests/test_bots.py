@@ -27,10 +27,16 @@ ALL_OPTIONS = {
 }
 
 
+def deterministic(level: str, seed: int, budget: float | None = None):
+    bot = make_bot(level, seed=seed, budget=budget)
+    bot.wall_guard = None  # only the node budget limits the search: fully repeatable
+    return bot
+
+
 def play_deal(rules, seed: int, levels: list[str], bot_seed: int = 0) -> Deal:
     dealer = seed % 4
     deal = Deal(rules, dealer, deal_hands(seed, dealer, rules.clockwise))
-    bots = [make_bot(levels[s], seed=bot_seed + s) for s in range(4)]
+    bots = [deterministic(levels[s], bot_seed + s, budget=0.02) for s in range(4)]
     steps = 0
     while deal.phase != OVER:
         seat = deal.to_act
@@ -56,14 +62,27 @@ def test_every_bot_plays_only_legal_actions_in_every_profile(profile, extras, se
     assert deal.is_over()
 
 
-@pytest.mark.parametrize("level", FAST_LEVELS)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    profile=st.sampled_from(sorted(PROFILES)),
+    extras=st.booleans(),
+    seed=st.integers(0, 2**32),
+    level=st.sampled_from(["strong", "expert"]),
+)
+def test_search_bots_play_only_legal_actions_in_every_profile(profile, extras, seed, level):
+    rules = resolve(profile, ALL_OPTIONS if extras else {})
+    deal = play_deal(rules, seed, [level, "casual", level, "casual"])
+    assert deal.is_over()
+
+
+@pytest.mark.parametrize("level", [*FAST_LEVELS, "strong", "expert"])
 def test_same_seed_same_observation_same_action(level):
     rules = PROFILES["pagat"]
     deal = Deal(rules, 0, deal_hands(5, 0))
     obs = deal.observation(deal.to_act)
-    a = make_bot(level, seed=11).act(obs)
-    for _ in range(5):
-        assert make_bot(level, seed=11).act(obs) == a
+    a = deterministic(level, 11, 0.02).act(obs)
+    for _ in range(3):
+        assert deterministic(level, 11, 0.02).act(obs) == a
 
 
 def _swap_hidden_cards(deal: Deal, seat: int, rng: random.Random) -> list[list[int]] | None:
@@ -93,7 +112,7 @@ def _swap_hidden_cards(deal: Deal, seat: int, rng: random.Random) -> list[list[i
     return None
 
 
-@pytest.mark.parametrize("level", FAST_LEVELS)
+@pytest.mark.parametrize("level", [*FAST_LEVELS, "strong", "expert"])
 @pytest.mark.parametrize("profile", ["pagat", "bhoos", "modern"])
 def test_bot_is_honest_hidden_cards_do_not_change_its_action(level, profile):
     """Two deals that give a seat the same observation get the same action."""
@@ -120,8 +139,8 @@ def test_bot_is_honest_hidden_cards_do_not_change_its_action(level, profile):
         assert twin.held != deal.held  # the hidden cards really differ
         obs, twin_obs = deal.observation(seat), twin.observation(seat)
         assert obs == twin_obs
-        bot = make_bot(level, seed=99)
-        assert bot.act(obs) == make_bot(level, seed=99).act(twin_obs)
+        bot = deterministic(level, 99, 0.01)
+        assert bot.act(obs) == deterministic(level, 99, 0.01).act(twin_obs)
         checked += 1
     assert checked >= 10
 
@@ -156,4 +175,24 @@ def test_casual_feeds_points_to_a_partner_who_wins_the_trick():
 
 
 def test_levels_are_registered():
-    assert set(FAST_LEVELS) <= set(LEVELS)
+    assert set(LEVELS) == {"random", "novice", "casual", "strong", "expert"}
+
+
+def test_characters_name_every_level_and_build_bots():
+    from twentynine.bots.characters import CHARACTERS, character
+
+    assert {c.level for c in CHARACTERS} == set(LEVELS)
+    assert len({c.id for c in CHARACTERS}) == len(CHARACTERS)
+    for c in CHARACTERS:
+        assert c.name and c.blurb
+        assert c.make(seed=1).level == c.level
+    with pytest.raises(ValueError, match="unknown character"):
+        character("nobody")
+
+
+def test_bots_benchmark_runs_on_a_tiny_input(capsys):
+    from twentynine.benchmarks import bots
+
+    assert bots.main(["--levels", "casual,strong", "--deals", "1", "--no-cold"]) == 0
+    out = capsys.readouterr().out
+    assert "casual" in out and "strong" in out and "p95" in out

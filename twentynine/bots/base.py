@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-import time
 from dataclasses import dataclass
 
 from ..actions import Action
@@ -70,16 +69,14 @@ class Bot:
         if len(obs.legal) == 1:
             return obs.legal[0]
         rng = random.Random(fingerprint(self.seed, obs))
-        deadline = None
         limit = budget if budget is not None else self.budget
-        if limit is not None:
-            deadline = time.perf_counter() + limit
-        action = self.decide(obs, rng, deadline)
+        action = self.decide(obs, rng, limit)
         if action not in obs.legal:  # a bot bug must never become an illegal move
             raise AssertionError(f"{type(self).__name__} chose {action}, not legal")
         return action
 
-    def decide(self, obs: Observation, rng: random.Random, deadline: float | None) -> Action:
+    def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
+        """The choice itself; ``budget`` is the thinking time allowed, in seconds."""
         raise NotImplementedError
 
 
@@ -88,5 +85,5 @@ class RandomBot(Bot):
 
     level = "random"
 
-    def decide(self, obs: Observation, rng: random.Random, deadline: float | None) -> Action:
+    def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
         return obs.legal[rng.randrange(len(obs.legal))]

@@ -119,7 +119,7 @@ class NoviceBot(Bot):
 
     level = "novice"
 
-    def decide(self, obs: Observation, rng: random.Random, deadline: float | None) -> Action:
+    def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
         k = kinds(obs)
         hand = mask_of(obs.hand)
         if BID in k:
@@ -155,7 +155,7 @@ class CasualBot(Bot):
 
     level = "casual"
 
-    def decide(self, obs: Observation, rng: random.Random, deadline: float | None) -> Action:
+    def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
         k = kinds(obs)
         hand = mask_of(obs.hand)
         if BID in k:
