@@ -79,6 +79,8 @@ def load(text: str | bytes) -> dict[str, Any]:
         obj = json.loads(text)
     except (ValueError, UnicodeDecodeError) as e:
         raise RecordError(f"not valid JSON: {e}") from None
+    except RecursionError:
+        raise RecordError("not valid JSON: nested too deeply") from None
     if not isinstance(obj, dict):
         raise RecordError(f"a record must be a JSON object, not {type(obj).__name__}")
     fmt = obj.get("format")

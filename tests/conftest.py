@@ -1,0 +1,90 @@
+"""Shared fixtures: seeded games played with random legal actions, and their records.
+
+The helpers are plain functions exposed through session-scoped fixtures, so
+the test modules stay independent of each other (no ``import conftest``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from twentynine import record
+from twentynine.actions import KINDS, Action
+from twentynine.engine import Match
+from twentynine.rules import Rules, resolve
+
+# How often each kind of action is picked when several kinds are legal (the
+# kind first, then a card or amount uniformly). A single hand is rare at a
+# table, and picking it half the time would hide everything else.
+KIND_WEIGHTS = {"single": 0.15, "reveal": 0.5}
+
+Policy = Callable[[Match, list[Action], random.Random], Action | None]
+
+
+def pick_action(legal: list[Action], rng: random.Random) -> Action:
+    """A random legal action: a kind (weighted), then one of its actions."""
+    kinds = sorted({a.kind for a in legal}, key=KINDS.index)
+    weights = [KIND_WEIGHTS.get(k, 1.0) for k in kinds]
+    kind = rng.choices(kinds, weights)[0]
+    of_kind = [a for a in legal if a.kind == kind]
+    return of_kind[rng.randrange(len(of_kind))]
+
+
+def play_game(
+    rules: Rules | str = "pagat",
+    seed: int = 1,
+    rng_seed: int = 0,
+    *,
+    options: dict[str, Any] | None = None,
+    max_actions: int | None = None,
+    max_deals: int = 40,
+    policy: Policy | None = None,
+) -> Match:
+    """A seeded match played with random legal actions.
+
+    Stops when the match is won, after ``max_actions`` actions, or when
+    ``max_deals`` deals have been started. With ``match_target: null`` the
+    next deal is started by hand, so several single deals follow each other.
+    ``policy`` may choose an action itself (return None to let chance pick).
+    """
+    if isinstance(rules, str):
+        rules = resolve(rules, options or {})
+    rng = random.Random(rng_seed)
+    match = Match(rules, seed=seed)
+    done = 0
+    while match.winner is None and (max_actions is None or done < max_actions):
+        if match.needs_deal:
+            if len(match.deals) >= max_deals:
+                break
+            match.start_deal()
+            continue
+        if match.deal.is_over() and len(match.deals) >= max_deals:
+            break
+        legal = match.legal_actions()
+        action = policy(match, legal, rng) if policy is not None else None
+        if action is None:
+            action = pick_action(legal, rng)
+        match.apply(action)
+        done += 1
+    return match
+
+
+def record_of(match: Match) -> dict[str, Any]:
+    """The match's record as a fresh JSON object (safe to edit)."""
+    obj: dict[str, Any] = json.loads(record.dumps(match))
+    return obj
+
+
+@pytest.fixture(scope="session")
+def play() -> Callable[..., Match]:
+    return play_game
+
+
+@pytest.fixture(scope="session")
+def record_json() -> Callable[[Match], dict[str, Any]]:
+    return record_of
