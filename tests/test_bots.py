@@ -196,3 +196,30 @@ def test_bots_benchmark_runs_on_a_tiny_input(capsys):
     assert bots.main(["--levels", "casual,strong", "--deals", "1", "--no-cold"]) == 0
     out = capsys.readouterr().out
     assert "casual" in out and "strong" in out and "p95" in out
+
+
+def test_bidding_model_builder_runs_on_a_tiny_input_and_its_output_loads(tmp_path):
+    import json
+
+    from twentynine.bots.bidding import FEATURES, BiddingModel
+    from twentynine.bots.bidding_build import main as build
+
+    out = tmp_path / "bidding.json"
+    assert build(["--deals", "4", "--jobs", "1", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["features"] == list(FEATURES)
+    model = BiddingModel(tuple(data["coefficients"]), tuple(data["spread"]), "fitted")
+    hand = sum(1 << c for c in parse_cards("JS 9S AS TS"))
+    assert 0.0 <= model.make_probability(hand, 0, 0, 16) <= 1.0
+
+
+def test_bidding_model_prefers_the_suit_with_jack_and_nine():
+    from twentynine.bots.bidding import default_model
+
+    model = default_model()
+    hand = sum(1 << c for c in parse_cards("JH 9H 7H 8C"))
+    suit, value = model.best_trump(hand, 0)
+    assert suit == 1
+    weak = sum(1 << c for c in parse_cards("7S 8H QD KC"))
+    assert value > model.best_trump(weak, 0)[1]
+    assert model.make_probability(hand, 1, 0, 16) > model.make_probability(weak, 0, 0, 16)

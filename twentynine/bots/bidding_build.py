@@ -93,13 +93,21 @@ def main(argv: list[str] | None = None) -> int:
     t = time.perf_counter()
     work = [(args.seed, i) for i in range(args.deals)]
     rows: list[tuple[list[float], float, int]] = []
+    step = max(1, args.deals // 20)
+
+    def progress(done: int) -> None:
+        if done % step == 0:
+            print(f"  {done}/{args.deals} deals, {time.perf_counter() - t:.0f} s", flush=True)
+
     if args.jobs > 1:
         with mp.get_context("fork").Pool(args.jobs) as pool:
-            for part in pool.imap_unordered(solve_deal, work, chunksize=50):
+            for done, part in enumerate(pool.imap_unordered(solve_deal, work, chunksize=20), 1):
                 rows.extend(part)
+                progress(done)
     else:
-        for w in work:
+        for done, w in enumerate(work, 1):
             rows.extend(solve_deal(w))
+            progress(done)
     model = fit(rows)
     model["deals"] = args.deals
     model["seed"] = args.seed
