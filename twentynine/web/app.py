@@ -1,59 +1,126 @@
-"""The web app. For now a holding page: the rules of every profile, drawn
-from the engine itself, until the playable table lands."""
+"""The web app: the browser table's static files plus the game server.
+
+The front end is plain files (HTML, CSS, ES modules, a message catalog)
+served as they are: no build step. The page shell, the web app manifest and
+the service worker are served from the site root so the app installs and
+its shell opens offline; the service worker's cache is named after a hash
+of the static files, so a new version replaces the old cache by itself.
+"""
 
 from __future__ import annotations
 
-import html
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
+from starlette.responses import FileResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
 
-from ..rules import OPTION_HELP, PROFILE_SUMMARIES, PROFILES, format_value
+from ..server.routes import routes as server_routes
+from ..server.session import Lobby, ServerConfig
 
-PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>twentynine</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; }}
-table {{ border-collapse: collapse; width: 100%; margin-bottom: 2rem; }}
-th, td {{ border-bottom: 1px solid #ccc; padding: .3rem .5rem; text-align: left; }}
-.note {{ background: #fff6d5; padding: .8rem 1rem; border-radius: .4rem; }}
-</style></head><body>
-<h1>twentynine</h1>
-<p class="note">The playable table is not in this version yet. The rules engine is:
-below are the five rule profiles it implements, read from the engine itself.
-From the command line, <code>twentynine rules</code> and
-<code>twentynine replay</code> work today.</p>
-{tables}
-</body></html>"""
+STATIC = Path(__file__).parent / "static"
+NO_CACHE = {"Cache-Control": "no-cache"}
 
 
-def _profile_table(name: str) -> str:
-    rules = PROFILES[name]
-    rows = "".join(
-        f"<tr><th>{html.escape(k)}</th><td>{html.escape(format_value(v))}</td>"
-        f"<td>{html.escape(OPTION_HELP[k])}</td></tr>"
-        for k, v in rules.options().items()
+def build_id(root: Path = STATIC) -> str:
+    """A short hash of every static file: the version of the front end."""
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            h.update(path.relative_to(root).as_posix().encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def shell_files(build: str) -> list[str]:
+    """What the service worker keeps for offline use: the page and every static file."""
+    files = ["/", "/manifest.webmanifest", "/api/meta"]
+    for path in sorted(STATIC.rglob("*")):
+        rel = path.relative_to(STATIC).as_posix()
+        if not path.is_file() or rel in ("index.html", "sw.js", "manifest.webmanifest"):
+            continue
+        files.append(f"/static/{rel}")
+    files += [f"/static/css/app.css?v={build}", f"/static/js/main.js?v={build}"]
+    return files
+
+
+class RevalidatedFiles(StaticFiles):
+    """Static files that the browser revalidates (ETag) instead of trusting stale copies."""
+
+    def file_response(
+        self,
+        full_path: str | os.PathLike[str],
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers.setdefault("Cache-Control", "no-cache")
+        return response
+
+
+def create_app(config: ServerConfig | None = None) -> Starlette:
+    lobby = Lobby(config)
+    build = build_id()
+    index_html = (STATIC / "index.html").read_text(encoding="utf-8").replace("{{BUILD}}", build)
+    worker_js = (
+        (STATIC / "sw.js")
+        .read_text(encoding="utf-8")
+        .replace("{{BUILD}}", build)
+        .replace("{{FILES}}", json.dumps(shell_files(build)))
     )
-    return (
-        f"<h2 id='{name}'>{name}</h2><p>{html.escape(PROFILE_SUMMARIES[name])}</p>"
-        f"<table>{rows}</table>"
+
+    async def index(request: Request) -> Response:
+        return Response(index_html, media_type="text/html; charset=utf-8", headers=NO_CACHE)
+
+    async def service_worker(request: Request) -> Response:
+        return Response(
+            worker_js,
+            media_type="text/javascript; charset=utf-8",
+            headers={**NO_CACHE, "Service-Worker-Allowed": "/"},
+        )
+
+    async def manifest(request: Request) -> Response:
+        return FileResponse(
+            STATIC / "manifest.webmanifest",
+            media_type="application/manifest+json",
+            headers=NO_CACHE,
+        )
+
+    async def favicon(request: Request) -> Response:
+        return RedirectResponse("/static/icons/icon.svg", status_code=301)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        lobby.start()
+        try:
+            yield
+        finally:
+            lobby.close()
+
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/index.html", index),
+            Route("/sw.js", service_worker),
+            Route("/manifest.webmanifest", manifest),
+            Route("/favicon.ico", favicon),
+            *server_routes(),
+            Mount("/static", RevalidatedFiles(directory=STATIC), name="static"),
+        ],
+        lifespan=lifespan,
     )
-
-
-async def index(request: Request) -> Response:
-    return HTMLResponse(PAGE.format(tables="".join(_profile_table(n) for n in PROFILES)))
-
-
-async def profiles(request: Request) -> Response:
-    return JSONResponse({n: r.options() for n, r in PROFILES.items()})
-
-
-def create_app() -> Starlette:
-    return Starlette(routes=[Route("/", index), Route("/api/profiles", profiles)])
+    app.state.lobby = lobby
+    app.state.build = build
+    return app
 
 
 def serve(host: str, port: int, open_browser: bool = False) -> int:
@@ -66,5 +133,12 @@ def serve(host: str, port: int, open_browser: bool = False) -> int:
     print(f"twentynine: serving on {url} (Ctrl-C to stop)")
     if open_browser:
         threading.Timer(1.0, lambda: webbrowser.open(url)).start()
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    uvicorn.run(
+        create_app(),
+        host=host,
+        port=port,
+        log_level="warning",
+        ws="websockets-sansio",
+        ws_max_size=64 * 1024,
+    )
     return 0

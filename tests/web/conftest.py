@@ -1,0 +1,148 @@
+"""Browser tests: a real server (uvicorn, in a subprocess) and Debian's chromium.
+
+Each pytest-xdist worker starts its own server on a free loopback port and
+its own headless chromium, so the workers never share state. Bots answer
+quickly here (``TWENTYNINE_BOT_DELAY_MS``). Screenshots go to ``artifacts/``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts"
+BOT_DELAY_MS = os.environ.get("TWENTYNINE_TEST_BOT_DELAY_MS", "15")
+
+try:
+    from playwright.sync_api import Browser, Page, sync_playwright
+except ImportError:  # pragma: no cover - the test extra installs it
+    sync_playwright = None  # type: ignore[assignment]
+
+
+def _missing(what: str) -> None:
+    message = f"{what}; run `make test` (it installs what the browser tests need)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[str]:
+    """The app served by uvicorn in a subprocess; yields its base URL."""
+    port = _free_port()
+    env = {
+        **os.environ,
+        "TWENTYNINE_BOT_DELAY_MS": BOT_DELAY_MS,
+        "TWENTYNINE_BOT_WORKERS": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    log = (ARTIFACTS / "logs").resolve()
+    log.mkdir(parents=True, exist_ok=True)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    out = open(log / f"server-{worker}.log", "w")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "twentynine.web.app:create_app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--ws",
+            "websockets-sansio",
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        cwd=ROOT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            out.close()
+            raise RuntimeError(f"the test server did not start; see {log}")
+        time.sleep(0.1)
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        out.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if sync_playwright is None:
+        _missing("playwright is not installed")
+    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
+        _missing(f"chromium is not installed at {CHROMIUM}")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser: Browser, server: str) -> Iterator[Page]:
+    """A fresh browser context (own storage) at a phone-or-desktop size set by the test."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
+    pg = context.new_page()
+    pg.set_default_timeout(15_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.base_url = server  # type: ignore[attr-defined]
+    pg.js_errors = errors  # type: ignore[attr-defined]
+    try:
+        yield pg
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS

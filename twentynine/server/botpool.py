@@ -1,0 +1,112 @@
+"""Bots think in worker processes, so a thinking bot never stalls the server.
+
+A worker receives only what the rules let the bot know: the character, the
+bot's seed and its ``Observation``. The solver behind the strong and expert
+bots keeps per-process state and is not thread-safe, so the pool is made of
+processes (``spawn``ed: the server's event loop and threads are never
+forked). ``workers=0`` runs bots on one background thread instead, which is
+enough for tests that use the quick bots.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import multiprocessing
+import os
+import random
+import threading
+import time
+from typing import Any
+
+from ..actions import Action
+from ..bots.base import RandomBot
+from ..bots.characters import BY_ID
+from ..observation import Observation
+
+log = logging.getLogger("twentynine.server")
+
+
+def decide(character: str, seed: int, obs: Observation) -> dict[str, Any]:
+    """Run in a worker: the bot's action as canonical JSON."""
+    bot = BY_ID[character].make(seed)
+    return bot.act(obs).to_json()
+
+
+def _warm() -> int:
+    """Import the bots (and their solver) once in a fresh worker."""
+    from .. import bots  # noqa: F401
+
+    return 0
+
+
+def _watch_parent(parent: int) -> None:
+    """In a worker: exit when the server is gone, even if it was killed without warning."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="watch-server", daemon=True).start()
+
+
+def fallback(seed: int, obs: Observation) -> Action:
+    """A legal action when a bot fails: the table must never freeze on a bot bug."""
+    return RandomBot(seed=seed).act(obs)
+
+
+class BotPool:
+    """A pool of bot workers with an asynchronous ``act``."""
+
+    def __init__(self, workers: int = 1) -> None:
+        self.workers = workers
+        self._executor: concurrent.futures.Executor | None = None
+
+    def _make(self) -> concurrent.futures.Executor:
+        if self.workers <= 0:
+            return concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="bot")
+        ctx = multiprocessing.get_context("spawn")
+        return concurrent.futures.ProcessPoolExecutor(
+            self.workers, mp_context=ctx, initializer=_watch_parent, initargs=(os.getpid(),)
+        )
+
+    @property
+    def executor(self) -> concurrent.futures.Executor:
+        if self._executor is None:
+            self._executor = self._make()
+        return self._executor
+
+    def warm_up(self) -> None:
+        """Start the workers now rather than at the first bot decision."""
+        for _ in range(max(1, self.workers)):
+            self.executor.submit(_warm)
+
+    async def act(self, character: str, seed: int, obs: Observation) -> Action:
+        loop = asyncio.get_running_loop()
+        try:
+            data = await loop.run_in_executor(self.executor, decide, character, seed, obs)
+            action = Action.from_json(data)
+            if action in obs.legal:
+                return action
+            log.error("bot %s chose %s, which is not legal; playing a fallback", character, data)
+        except concurrent.futures.BrokenExecutor:
+            log.exception("the bot pool broke; starting a new one")
+            self._executor = None
+        except Exception:
+            log.exception("bot %s failed; playing a fallback", character)
+        return fallback(random.getrandbits(32), obs)
+
+    def close(self) -> None:
+        """Stop the workers now: a bot still thinking is not waited for."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+        for process in processes:
+            process.join(timeout=2)

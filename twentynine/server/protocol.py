@@ -1,0 +1,147 @@
+"""The websocket protocol: what a client may send, read strictly.
+
+Every client message is one JSON object in one text frame, at most
+``MAX_MESSAGE_BYTES`` long, with a ``type`` and (except ``ping``) an ``id``:
+a short string the client never reuses, so that a message sent twice (after
+a reconnect, say) is answered twice but applied once.
+
+Client to server::
+
+    {"type": "create",    "id": "c1", "setup": {...}}          start a game
+    {"type": "join",      "id": "c2", "game": "...", "token": "..."}   rejoin it
+    {"type": "act",       "id": "c3", "action": {"seat": 0, "play": "JS"}}
+    {"type": "continue",  "id": "c4", "at": 17}    done looking at a trick
+    {"type": "next_deal", "id": "c5"}
+    {"type": "undo",      "id": "c6", "seat": 0}
+    {"type": "configure", "id": "c7", "auto_pair": true}
+    {"type": "sync",      "id": "c8"}              send me everything again
+    {"type": "ping"}
+
+Server to client (every message carries ``v``, the game's version; it grows
+by one with every change of the game, and 0 before a game is joined)::
+
+    {"type": "welcome", "v": 0, "protocol": 1, "server": "twentynine 0.1.0"}
+    {"type": "state",  "v": 9, "game": ..., "seats": [0], "setup": {...},
+     "views": {"0": observation}, "events": {"0": [event views of this deal]},
+     "hold": null, "can_undo": false, "over": false}
+    {"type": "update", "v": 10, "views": {...}, "events": {"0": [new event views]},
+     "hold": "trick", "can_undo": true, "over": false}
+    {"type": "ack",    "v": 10, "id": "c3"}            (``duplicate``: true on a resend)
+    {"type": "error",  "v": 10, "id": "c3", "code": "illegal", "message": "..."}
+    {"type": "pong",   "v": 10}
+
+A client that sees an ``update`` whose ``v`` is not one more than the last
+it saw asks for a ``sync``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MAX_MESSAGE_BYTES = 4096
+ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+TYPES = ("create", "join", "act", "continue", "next_deal", "undo", "configure", "sync", "ping")
+
+# Error codes (the client turns them into words of its own language).
+BAD_JSON = "bad_json"
+TOO_LARGE = "too_large"
+BAD_MESSAGE = "bad_message"
+UNKNOWN_TYPE = "unknown_type"
+NO_GAME = "no_game"
+NOT_FOUND = "not_found"
+FORBIDDEN = "forbidden"
+BAD_SETUP = "bad_setup"
+BAD_ACTION = "bad_action"
+NOT_YOUR_SEAT = "not_your_seat"
+ILLEGAL = "illegal"
+UNAVAILABLE = "unavailable"
+
+_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "create": {"setup": dict},
+    "join": {"game": str, "token": str},
+    "act": {"action": dict},
+    "continue": {"at": int},
+    "next_deal": {},
+    "undo": {"seat": int},
+    "configure": {"auto_pair": bool},
+    "sync": {},
+    "ping": {},
+}
+_OPTIONAL = {"undo": {"seat"}, "continue": {"at"}, "ping": {"id"}}
+
+
+class ProtocolError(ValueError):
+    """A message that cannot be honoured; ``code`` is for programs, the message for people."""
+
+    def __init__(self, code: str, message: str, ident: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.ident = ident
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    type: str
+    id: str | None
+    body: dict[str, Any]
+
+
+def parse_message(text: str | bytes | None) -> Message:
+    """Read one client message; raise ``ProtocolError`` saying what is wrong with it."""
+    if text is None:
+        raise ProtocolError(BAD_MESSAGE, "messages must be JSON text frames, not binary")
+    if isinstance(text, bytes):
+        raise ProtocolError(BAD_MESSAGE, "messages must be JSON text frames, not binary")
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
+        raise ProtocolError(TOO_LARGE, f"message is longer than {MAX_MESSAGE_BYTES} bytes")
+    try:
+        obj = json.loads(text)
+    except ValueError as e:
+        raise ProtocolError(BAD_JSON, f"message is not valid JSON: {e}") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError(BAD_MESSAGE, "a message must be a JSON object with a 'type'")
+    ident = obj.get("id")
+    if ident is not None and (not isinstance(ident, str) or not ID_PATTERN.match(ident)):
+        raise ProtocolError(
+            BAD_MESSAGE, "'id' must be 1-64 letters, digits or . _ : - (unique per message)"
+        )
+    kind = obj.get("type")
+    if not isinstance(kind, str) or kind not in TYPES:
+        raise ProtocolError(
+            UNKNOWN_TYPE,
+            f"unknown message type {kind!r}; types are: {', '.join(TYPES)}",
+            ident,
+        )
+    if ident is None and kind != "ping":
+        raise ProtocolError(BAD_MESSAGE, f"a '{kind}' message needs an 'id'")
+    fields = _FIELDS[kind]
+    optional = _OPTIONAL.get(kind, set())
+    unknown = set(obj) - {"type", "id"} - set(fields)
+    if unknown:
+        raise ProtocolError(
+            BAD_MESSAGE, f"unknown key {sorted(unknown)[0]!r} in a '{kind}' message", ident
+        )
+    for name, want in fields.items():
+        if name not in obj:
+            if name in optional:
+                continue
+            raise ProtocolError(BAD_MESSAGE, f"a '{kind}' message needs '{name}'", ident)
+        value = obj[name]
+        if (want is int and isinstance(value, bool)) or not isinstance(value, want):
+            what = want.__name__ if isinstance(want, type) else "value"
+            what = {"dict": "an object", "str": "text", "int": "a whole number"}.get(what, what)
+            if want is bool:
+                what = "true or false"
+            raise ProtocolError(
+                BAD_MESSAGE, f"'{name}' of a '{kind}' message must be {what}", ident
+            )
+    body = {k: v for k, v in obj.items() if k not in ("type", "id")}
+    return Message(kind, ident, body)
+
+
+def error(code: str, message: str, ident: str | None, version: int) -> dict[str, Any]:
+    return {"type": "error", "v": version, "id": ident, "code": code, "message": message}

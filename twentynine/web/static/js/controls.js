@@ -1,0 +1,189 @@
+// The decision controls: one panel for whatever the viewer must decide now,
+// built from the legal actions of its observation. Every button names its
+// keyboard shortcut; keys.js maps the same shortcuts.
+
+import { cardName, cardShort, suitIcon, suitName, suitTitle } from "./cards.js";
+import { h, replace } from "./dom.js";
+import { num, t } from "./i18n.js";
+import { game, groupLegal, myTurn, prompt, who } from "./model.js";
+
+function kbd(key) {
+  if (!key) return null;
+  return h("kbd", { class: "keyhint", "aria-hidden": "true" }, key.length > 1 ? t(`key.${key.toLowerCase()}`) : key);
+}
+
+function button(label, { key, onclick, primary = false, testid, disabled = false, cls = "", aria } = {}) {
+  return h(
+    "button",
+    {
+      type: "button",
+      class: [primary && "primary", cls],
+      onclick,
+      disabled,
+      dataset: { testid, key: testid },
+      "aria-keyshortcuts": key ? key.toUpperCase() : null,
+      "aria-label": aria || null,
+    },
+    h("span", { class: "label" }, label),
+    kbd(key),
+  );
+}
+
+// ui: {viewer, selected, bidValue, busy}; act: {send(action), play(card), ...}
+export function renderControls(el, promptEl, obs, ui, act) {
+  const parts = [];
+  let line = "";
+  if (!obs || ui.viewer === null) {
+    if (game.hold === "trick") parts.push(nextTrickButton(act));
+    replace(promptEl, "");
+    replace(el, parts);
+    return;
+  }
+  const seat = obs.seat;
+  const g = groupLegal(obs.legal);
+  const mine = myTurn(obs);
+  line = prompt(obs, ui.viewer, game.hold);
+  if (game.hold === "trick" && !(mine && obs.phase === "pair")) {
+    parts.push(nextTrickButton(act));
+  }
+  if (mine && game.hold !== "deal") {
+    switch (obs.phase) {
+      case "auction":
+        parts.push(auctionControls(obs, g, ui, act));
+        break;
+      case "trump":
+        parts.push(
+          h(
+            "div",
+            { class: "choice-row suits", role: "group", "aria-label": t("ctl.trump_group") },
+            g.trumps.map((suit) => {
+              const count = obs.hand.filter((c) => c.endsWith(suit)).length;
+              return h(
+                "button",
+                { type: "button", class: `suit-btn suit-${suit}`, dataset: { testid: `trump-${suit}`, key: `trump-${suit}` }, onclick: () => act.send({ seat, trump: suit }), "aria-label": t("ctl.trump_aria", { suit: suitName(suit), count }), "aria-keyshortcuts": suit },
+                suitIcon(suit),
+                h("span", { class: "label" }, suitTitle(suit)),
+                h("span", { class: "count" }, t("ctl.in_hand", { count })),
+                kbd(suit),
+              );
+            }),
+            g.seventh ? button(t("ctl.seventh"), { key: "V", testid: "seventh", onclick: () => act.send({ seat, seventh: true }) }) : null,
+          ),
+        );
+        break;
+      case "single":
+        parts.push(row(button(t("ctl.single"), { key: "A", testid: "single", primary: false, onclick: () => act.send({ seat, single: true }) }), passButton(seat, act, "ctl.single_pass")));
+        break;
+      case "double":
+        parts.push(row(button(t("ctl.double"), { key: "D", testid: "double", onclick: () => act.send({ seat, double: true }) }), passButton(seat, act, "ctl.no_double")));
+        break;
+      case "redouble":
+        parts.push(row(button(t("ctl.redouble"), { key: "R", testid: "redouble", onclick: () => act.send({ seat, redouble: true }) }), passButton(seat, act, "ctl.no_redouble")));
+        break;
+      case "set":
+        parts.push(row(button(t("ctl.set"), { key: "S", testid: "set", onclick: () => act.send({ seat, set: true }) }), passButton(seat, act, "ctl.no_set")));
+        break;
+      case "pair":
+        parts.push(row(button(t("ctl.pair"), { key: "K", testid: "pair", primary: true, onclick: () => act.send({ seat, pair: true }) }), passButton(seat, act, "ctl.no_pair")));
+        break;
+      case "play": {
+        const sel = ui.selected && g.plays.has(ui.selected) ? ui.selected : null;
+        const playBtn = button(sel ? t("ctl.play_card", { card: cardShort(sel) }) : t("ctl.play"), {
+          key: "Enter",
+          testid: "play",
+          primary: true,
+          disabled: !sel,
+          aria: sel ? t("ctl.play_aria", { card: cardName(sel) }) : t("ctl.play_none"),
+          onclick: () => sel && act.play(sel),
+        });
+        playBtn.id = "play-button";
+        const items = [playBtn];
+        if (g.reveal) items.push(button(t("ctl.reveal"), { key: "R", testid: "reveal", onclick: () => act.send({ seat, reveal: true }) }));
+        parts.push(row(...items));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  if (game.canUndo && game.hold !== "deal") parts.push(row(button(t("ctl.undo"), { key: "U", testid: "undo", cls: "quiet", onclick: act.undo })));
+  replace(promptEl, line);
+  promptEl.classList.toggle("my-turn", mine);
+  replace(el, parts);
+}
+
+function row(...items) {
+  return h("div", { class: "choice-row" }, items);
+}
+
+function passButton(seat, act, label = "ctl.pass") {
+  return button(t(label), { key: "P", testid: "pass", onclick: () => act.send({ seat, pass: true }) });
+}
+
+function nextTrickButton(act) {
+  const b = button(t("ctl.next_trick"), { key: "N", testid: "next-trick", primary: true, onclick: act.nextTrick });
+  b.id = "next-trick";
+  return row(b);
+}
+
+function auctionControls(obs, g, ui, act) {
+  const seat = obs.seat;
+  const bids = g.bids;
+  const items = [];
+  if (bids.length === 1 && obs.duel && obs.duel.defender === seat && obs.duel.challenger_bid === bids[0]) {
+    items.push(button(t("ctl.match", { bid: bids[0] }), { key: "B", testid: "bid", primary: true, onclick: () => act.send({ seat, bid: bids[0] }) }));
+  } else if (bids.length) {
+    const lo = bids[0];
+    const hi = bids[bids.length - 1];
+    const value = Math.min(Math.max(ui.bidValue ?? lo, lo), hi);
+    ui.bidValue = value;
+    const input = h("input", {
+      type: "number",
+      inputmode: "numeric",
+      min: lo,
+      max: hi,
+      step: 1,
+      value,
+      id: "bid-input",
+      class: "bid-input",
+      dataset: { testid: "bid-input", key: "bid-input" },
+      "aria-label": t("ctl.bid_value", { lo, hi }),
+    });
+    const bidLabel = () => t("ctl.bid", { bid: ui.bidValue });
+    const bidBtn = button(bidLabel(), { key: "B", testid: "bid", primary: true, onclick: () => act.send({ seat, bid: ui.bidValue }) });
+    const setValue = (v) => {
+      const n = Math.min(Math.max(Number.isFinite(v) ? v : lo, lo), hi);
+      ui.bidValue = n;
+      input.value = String(n);
+      bidBtn.querySelector(".label").textContent = bidLabel();
+      minus.disabled = n <= lo;
+      plus.disabled = n >= hi;
+    };
+    const minus = h("button", { type: "button", class: "step", dataset: { testid: "bid-minus", key: "bid-minus" }, "aria-label": t("ctl.bid_down"), onclick: () => setValue(ui.bidValue - 1) }, "−");
+    const plus = h("button", { type: "button", class: "step", dataset: { testid: "bid-plus", key: "bid-plus" }, "aria-label": t("ctl.bid_up"), onclick: () => setValue(ui.bidValue + 1) }, "+");
+    input.addEventListener("change", () => setValue(parseInt(input.value, 10)));
+    input.addEventListener("input", () => {
+      const v = parseInt(input.value, 10);
+      if (v >= lo && v <= hi) {
+        ui.bidValue = v;
+        bidBtn.querySelector(".label").textContent = bidLabel();
+      }
+    });
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") {
+        e.preventDefault();
+        e.stopPropagation();
+        setValue(parseInt(input.value, 10));
+        act.send({ seat, bid: ui.bidValue });
+      }
+    });
+    ui.setBid = setValue;
+    setTimeout(() => setValue(value));
+    items.push(h("div", { class: "stepper" }, minus, input, plus), bidBtn);
+  }
+  if (g.pass) items.push(passButton(seat, act));
+  const range = bids.length > 1 ? h("span", { class: "range muted" }, t("ctl.bid_range", { lo: num(bids[0]), hi: num(bids[bids.length - 1]) })) : null;
+  return h("div", { class: "choice-row auction" }, items, range);
+}
+
+export { who };

@@ -1,0 +1,580 @@
+// The browser table of 29: start-up, the connection to the server, and the
+// glue between what the server says and what the page shows.
+
+import { cardName, installSprites } from "./cards.js";
+import { renderControls } from "./controls.js";
+import { $, h, replace } from "./dom.js";
+import { loadCatalog, t, translatePage } from "./i18n.js";
+import { installKeys } from "./keys.js";
+import { describe, game, groupLegal, hotSeat, myTurn, playerName, seatName, whyNot } from "./model.js";
+import { Net } from "./net.js";
+import { openHowTo, openRules, openSettings } from "./pages.js";
+import { loadSettings, reducedMotion, settings, update as updateSettings } from "./settings.js";
+import { buildSetup } from "./setup.js";
+import { renderHand, renderResult, renderSeats, renderStatus, renderStrip, renderTrick, sortHand } from "./table.js";
+
+const SAVED_GAME = "twentynine.game";
+
+const ui = {
+  screen: "loading",
+  viewer: null, // the seat whose hand is shown (null: nobody's, between turns in hot-seat)
+  anchor: 0, // the seat drawn at the bottom
+  handover: null, // the seat the device must be passed to
+  selected: null,
+  bidValue: null,
+  busy: false,
+  connection: "connecting",
+  shownCards: [],
+};
+let meta = null;
+let net = null;
+let installEvent = null;
+let autoNextTimer = null;
+
+// ------------------------------------------------------------------ helpers
+
+function displaySeat() {
+  if (ui.viewer !== null) return ui.viewer;
+  return game.seats.includes(ui.anchor) ? ui.anchor : game.seats[0];
+}
+
+function currentObs() {
+  if (!game.setup) return null;
+  return game.views[displaySeat()] || null;
+}
+
+function viewerObs() {
+  return ui.viewer === null ? null : game.views[ui.viewer] || null;
+}
+
+function currentEvents() {
+  const evs = game.events[displaySeat()] || [];
+  return ui.viewer === null ? evs.filter((e) => !(e.type === "pass" && e.stage === "pair")) : evs;
+}
+
+let toastTimer = null;
+function toast(text, kind = "info") {
+  const el = $("#toast");
+  replace(el, text);
+  el.dataset.kind = kind;
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => {
+    el.hidden = true;
+  }, 3600);
+}
+
+function announce(lines) {
+  const live = $("#live");
+  for (const line of lines) live.append(h("p", {}, line));
+  while (live.childElementCount > 6) live.firstElementChild.remove();
+  const log = $("#log-list");
+  if (log) {
+    for (const line of lines) log.append(h("li", {}, line));
+    while (log.childElementCount > 80) log.firstElementChild.remove();
+    log.scrollTop = log.scrollHeight;
+  }
+}
+
+function errorText(err) {
+  if (!err) return t("error.unknown");
+  const key = `error.${err.code}`;
+  const known = t(key);
+  if (known === key) return err.message || t("error.unknown");
+  return err.message ? `${known} ${err.message}` : known;
+}
+
+// ------------------------------------------------------------------ screens
+
+function show(screen) {
+  ui.screen = screen;
+  $("#screen-setup").hidden = screen !== "setup";
+  $("#screen-table").hidden = screen !== "table";
+  document.body.dataset.screen = screen;
+}
+
+function showSetup() {
+  if (!meta) return;
+  buildSetup($("#setup"), meta, {
+    onStart: startGame,
+    onRules: ({ profile, options }) => openRules(profile, options),
+    onCancel: () => {
+      show("table");
+      render();
+    },
+    canCancel: () => !!game.setup,
+  });
+  show("setup");
+  $("#setup h1")?.focus?.();
+}
+
+async function startGame(setup) {
+  if (ui.connection !== "online") throw new Error(t("offline.cannot_start"));
+  updateSettings({ autoPair: !!setup.auto_pair });
+  net.leave();
+  const msg = await net.request("create", { setup }).catch((err) => {
+    throw new Error(errorText(err));
+  });
+  void msg;
+}
+
+// ------------------------------------------------------------------ server messages
+
+function onStatus(status) {
+  ui.connection = status;
+  document.body.dataset.connection = status;
+  const banner = $("#banner");
+  if (status === "offline") {
+    replace(
+      banner,
+      h("strong", {}, t("offline.title")),
+      " ",
+      t("offline.body"),
+      " ",
+      h("button", { type: "button", onclick: () => net.retryNow(), dataset: { testid: "retry" } }, t("offline.retry")),
+    );
+    banner.hidden = false;
+  } else {
+    banner.hidden = true;
+  }
+  const dot = $("#conn");
+  dot.dataset.state = status;
+  dot.title = t(`conn.${status}`);
+  dot.setAttribute("aria-label", t(`conn.${status}`));
+}
+
+function settleViewer() {
+  const seats = game.seats;
+  if (!seats.length) return;
+  if (!hotSeat()) {
+    ui.viewer = seats[0];
+    ui.anchor = seats[0];
+    ui.handover = null;
+    return;
+  }
+  const anyObs = game.views[seats[0]];
+  if (game.hold === "deal" || anyObs?.phase === "over") {
+    ui.viewer = null;
+    ui.handover = null;
+    return;
+  }
+  const active = seats.find((s) => myTurn(game.views[s]));
+  if (active === undefined) {
+    if (ui.viewer !== null && !myTurn(game.views[ui.viewer])) ui.viewer = null;
+    ui.handover = null;
+    return;
+  }
+  if (active !== ui.viewer) {
+    ui.viewer = null;
+    ui.handover = active;
+  }
+}
+
+function onMessage(msg) {
+  if (msg.type === "state" || msg.type === "update") {
+    const fresh = msg.type === "state";
+    if (fresh) {
+      if (game.id !== msg.game) {
+        game.views = {};
+        ui.viewer = null;
+        ui.handover = null;
+        ui.selected = null;
+        replace($("#log-list"));
+      }
+      game.id = msg.game;
+      game.setup = msg.setup;
+      game.seats = msg.seats;
+      game.events = {};
+      if (typeof msg.auto_pair === "boolean" && msg.auto_pair !== settings().autoPair && !hotSeat()) {
+        // the table keeps the player's setting
+        net.request("configure", { auto_pair: settings().autoPair }).catch(() => {});
+      }
+      try {
+        sessionStorage.setItem(SAVED_GAME, JSON.stringify(net.game));
+      } catch {
+        /* ignore */
+      }
+    }
+    const before = game.views[displaySeat()];
+    for (const [seat, view] of Object.entries(msg.views)) game.views[Number(seat)] = view;
+    const lines = [];
+    for (const [seat, evs] of Object.entries(msg.events)) {
+      const s = Number(seat);
+      if (fresh || msg.reset) game.events[s] = [...evs];
+      else game.events[s] = [...(game.events[s] || []), ...evs];
+    }
+    game.hold = msg.hold;
+    game.holdAt = msg.hold_at;
+    game.canUndo = msg.can_undo;
+    game.over = msg.over;
+    game.v = msg.v;
+    settleViewer();
+    if (!fresh) {
+      let evs = (msg.events[displaySeat()] || []).filter((e) => !(ui.viewer === null && e.type === "pass" && e.stage === "pair"));
+      if (msg.reset) evs = evs.filter((e) => e.type === "deal_start"); // an undo rewrites the deal: say nothing
+      for (const ev of evs) {
+        const line = describe(ev, ui.viewer);
+        if (line && ev.type !== "second_batch") lines.push(line);
+      }
+    }
+    const obs = currentObs();
+    if (ui.selected && !(obs && groupLegal(obs.legal).plays.has(ui.selected))) ui.selected = null;
+    // a new turn in the auction starts the bid field at the lowest legal bid
+    const turnKey = obs && myTurn(obs) ? `${obs.deal_index}:${obs.auction.length}` : null;
+    if (turnKey !== ui.turnKey) {
+      ui.turnKey = turnKey;
+      ui.bidValue = null;
+    }
+    void before;
+    if (fresh) show("table");
+    render();
+    if (lines.length) announce(lines);
+    scheduleAutoNext();
+    return;
+  }
+  if (msg.type === "error") {
+    if (msg.code === "not_found" || msg.code === "forbidden") {
+      try {
+        sessionStorage.removeItem(SAVED_GAME);
+      } catch {
+        /* ignore */
+      }
+      game.setup = null;
+      showSetup();
+      toast(t("error.game_gone"), "error");
+      return;
+    }
+    if (msg.id) return; // answered through the request's promise
+    toast(errorText(msg), "error");
+  }
+}
+
+function scheduleAutoNext() {
+  clearTimeout(autoNextTimer);
+  if (game.hold !== "trick" || !settings().autoNext) return;
+  const at = game.holdAt;
+  autoNextTimer = setTimeout(() => {
+    if (game.hold === "trick" && game.holdAt === at) actions.nextTrick();
+  }, reducedMotion() ? 900 : 1500);
+}
+
+// ------------------------------------------------------------------ actions
+
+const actions = {
+  send(action) {
+    if (ui.busy) return;
+    ui.busy = true;
+    if (hotSeat()) ui.viewer = null; // hide this hand at once; the next player claims the device
+    ui.selected = null;
+    net
+      .request("act", { action })
+      .catch((err) => toast(errorText(err), "error"))
+      .finally(() => {
+        ui.busy = false;
+        render();
+      });
+    render();
+  },
+  play(card) {
+    const obs = viewerObs();
+    if (!obs) return;
+    if (!groupLegal(obs.legal).plays.has(card)) {
+      toast(whyNot(obs, card, game.hold), "warn");
+      return;
+    }
+    actions.send({ seat: obs.seat, play: card });
+  },
+  nextTrick() {
+    if (game.hold !== "trick") return;
+    net.request("continue", { at: game.holdAt }).catch((err) => toast(errorText(err), "error"));
+  },
+  nextDeal() {
+    if (game.over) {
+      showSetup();
+      return;
+    }
+    net.request("next_deal").catch((err) => toast(errorText(err), "error"));
+  },
+  undo() {
+    const seat = game.seats[0];
+    net
+      .request("undo", { seat })
+      .then(() => announce([t("ev.undone")]))
+      .catch((err) => toast(errorText(err), "error"));
+  },
+  newGame() {
+    showSetup();
+  },
+  recordUrl() {
+    if (!net.game) return "#";
+    return `/api/games/${encodeURIComponent(net.game.id)}/record?token=${encodeURIComponent(net.game.token)}`;
+  },
+};
+
+function selectIndex(i) {
+  const obs = viewerObs();
+  if (!obs) return;
+  const card = ui.shownCards[i];
+  if (!card) return;
+  if (!groupLegal(obs.legal).plays.has(card) || !myTurn(obs)) {
+    const reason = whyNot(obs, card, game.hold);
+    toast(`${cardName(card)}: ${reason}`, "warn");
+    announce([`${cardName(card)}: ${reason}`]);
+    return;
+  }
+  ui.selected = card;
+  render();
+  $("#play-button")?.focus();
+}
+
+function moveSelection(dir) {
+  const obs = viewerObs();
+  if (!obs || !myTurn(obs)) return;
+  const legal = ui.shownCards.filter((c) => groupLegal(obs.legal).plays.has(c));
+  if (!legal.length) return;
+  const i = legal.indexOf(ui.selected);
+  const next = i < 0 ? (dir > 0 ? 0 : legal.length - 1) : (i + dir + legal.length) % legal.length;
+  ui.selected = legal[next];
+  render();
+  $("#play-button")?.focus();
+}
+
+function onHandClick(e) {
+  const btn = e.target.closest("button.card");
+  if (!btn) return;
+  const card = btn.dataset.card;
+  const obs = viewerObs();
+  if (!obs) return;
+  if (btn.classList.contains("illegal")) {
+    toast(whyNot(obs, card, game.hold), "warn");
+    return;
+  }
+  if (settings().oneTap || ui.selected === card) {
+    actions.play(card);
+    return;
+  }
+  ui.selected = card;
+  render();
+  $("#play-button")?.focus({ preventScroll: true });
+}
+
+// ------------------------------------------------------------------ rendering
+
+function renderHandover() {
+  const el = $("#handover");
+  if (ui.handover === null || ui.screen !== "table") {
+    el.hidden = true;
+    replace(el);
+    return;
+  }
+  const seat = ui.handover;
+  const name = playerName(seat, null);
+  const btn = h(
+    "button",
+    {
+      type: "button",
+      class: "primary big",
+      dataset: { testid: "claim-seat" },
+      onclick: () => {
+        ui.viewer = seat;
+        ui.anchor = seat;
+        ui.handover = null;
+        render();
+      },
+    },
+    t("handover.claim", { name }),
+  );
+  replace(
+    el,
+    h(
+      "div",
+      { class: "handover-card", role: "dialog", "aria-modal": "true", "aria-labelledby": "handover-title", dataset: { testid: "handover" } },
+      h("p", { class: "handover-kicker" }, t("handover.kicker")),
+      h("h2", { id: "handover-title" }, name === seatName(seat) ? t("handover.title_seat", { seat: name }) : t("handover.title", { name, seat: seatName(seat) })),
+      h("p", {}, t("handover.body")),
+      btn,
+    ),
+  );
+  el.hidden = false;
+  btn.focus();
+}
+
+function render() {
+  if (ui.screen !== "table" || !game.setup) return;
+  const focusKey = document.activeElement?.dataset?.key;
+  const obs = currentObs();
+  const viewer = ui.viewer;
+  const vobs = viewerObs();
+  document.body.classList.toggle("hot-seat", hotSeat());
+  document.body.dataset.hold = game.hold || "";
+  document.body.dataset.phase = obs?.phase || "";
+  document.body.dataset.myTurn = String(myTurn(vobs));
+  document.body.dataset.v = String(game.v);
+  document.body.dataset.busy = String(ui.busy);
+  renderStatus($("#status"), obs, viewer);
+  renderStrip($("#strip"), currentEvents(), viewer);
+  renderSeats($("#seats"), obs, viewer, ui.anchor);
+  renderTrick($("#trick"), obs, viewer, ui.anchor);
+  ui.shownCards = renderHand($("#hand"), vobs, ui);
+  renderControls($("#controls"), $("#prompt"), vobs, ui, actions);
+  renderResult($("#result"), obs, viewer, actions);
+  renderHandover();
+  // keep the focus where it was, or put it where the next decision is
+  const active = document.activeElement;
+  if (focusKey && (!active || active === document.body || !active.isConnected)) {
+    const again = document.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
+    if (again) again.focus({ preventScroll: true });
+  }
+  const now = document.activeElement;
+  const idle = !now || now === document.body;
+  if (ui.handover === null && idle) {
+    if (game.hold === "trick") $("#next-trick")?.focus({ preventScroll: true });
+    else if (game.hold === "deal") $("[data-testid=next-deal]")?.focus({ preventScroll: true });
+    else if (ui.selected) $("#play-button")?.focus({ preventScroll: true });
+  }
+}
+
+// ------------------------------------------------------------------ install & offline
+
+function installSection() {
+  if (installEvent) {
+    return h(
+      "p",
+      {},
+      h(
+        "button",
+        {
+          type: "button",
+          class: "primary",
+          onclick: async () => {
+            installEvent.prompt();
+            await installEvent.userChoice.catch(() => null);
+            installEvent = null;
+            $("#btn-install").hidden = true;
+          },
+        },
+        t("install.button"),
+      ),
+    );
+  }
+  const standalone = window.matchMedia("(display-mode: standalone)").matches;
+  return h("p", { class: "muted" }, standalone ? t("install.installed") : t("install.manual"));
+}
+
+function registerWorker() {
+  if (!("serviceWorker" in navigator) || window.top !== window.self) return;
+  navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
+}
+
+async function loadMeta() {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const res = await fetch("/api/meta", { cache: "no-cache" });
+      if (res.ok) return res.json();
+    } catch {
+      /* offline: the service worker may answer from its cache */
+    }
+    onStatus("offline");
+    await new Promise((r) => setTimeout(r, Math.min(8000, 500 * 2 ** attempt)));
+  }
+}
+
+// ------------------------------------------------------------------ start
+
+function wireShell() {
+  $("#btn-new").addEventListener("click", () => showSetup());
+  $("#btn-rules").addEventListener("click", () => {
+    if (game.setup) openRules(game.setup.profile, game.setup.options);
+    else if (meta) openRules("pagat", meta.profiles.pagat);
+  });
+  $("#btn-howto").addEventListener("click", () => openHowTo());
+  $("#btn-settings").addEventListener("click", () =>
+    openSettings({
+      onChange: async (key) => {
+        if (key === "lang") {
+          await loadCatalog(settings().lang);
+          translatePage();
+        }
+        if (key === "autoPair" && game.setup && !hotSeat()) net.request("configure", { auto_pair: settings().autoPair }).catch(() => {});
+        render();
+      },
+      install: installSection,
+    }),
+  );
+  $("#btn-install").addEventListener("click", async () => {
+    if (!installEvent) return;
+    installEvent.prompt();
+    await installEvent.userChoice.catch(() => null);
+    installEvent = null;
+    $("#btn-install").hidden = true;
+  });
+  $("#hand").addEventListener("click", onHandClick);
+  $("#hand").addEventListener("dblclick", (e) => {
+    const btn = e.target.closest("button.card.legal");
+    if (btn) actions.play(btn.dataset.card);
+  });
+  window.addEventListener("beforeinstallprompt", (e) => {
+    e.preventDefault();
+    installEvent = e;
+    $("#btn-install").hidden = false;
+  });
+  window.matchMedia("(prefers-color-scheme: dark)").addEventListener?.("change", () => render());
+}
+
+async function boot() {
+  loadSettings();
+  await loadCatalog(settings().lang);
+  document.title = t("app.title");
+  installSprites();
+  translatePage();
+  wireShell();
+  installKeys({
+    obs: viewerObs,
+    ui,
+    act: actions,
+    handoverShown: () => ui.handover !== null,
+    setupShown: () => ui.screen !== "table",
+    result: () => !$("#result").hidden,
+    holdTrick: () => game.hold === "trick",
+    canUndo: () => game.canUndo,
+    nextDeal: () => actions.nextDeal(),
+    selectIndex,
+    moveSelection,
+    deselect: () => {
+      ui.selected = null;
+      render();
+    },
+    openHowTo,
+  });
+  registerWorker();
+  net = new Net({ onMessage, onStatus });
+  let saved = null;
+  try {
+    saved = JSON.parse(sessionStorage.getItem(SAVED_GAME) || "null");
+  } catch {
+    saved = null;
+  }
+  if (saved && saved.id && saved.token) net.game = saved;
+  net.start();
+  meta = await loadMeta();
+  if (ui.connection === "offline" && net.ws) onStatus(net.status);
+  if (!net.game) showSetup();
+  else if (ui.screen === "loading") replace($("#setup"), h("p", { class: "muted" }, t("app.rejoining")));
+  document.body.classList.remove("booting");
+  window.twentynine = {
+    game,
+    ui,
+    obs: () => viewerObs(),
+    view: () => currentObs(),
+    idle: () => !ui.busy && net.pending.size === 0,
+    version: () => net.v,
+    settings: () => settings(),
+    setSettings: (c) => {
+      updateSettings(c);
+      render();
+    },
+    sortHand,
+  };
+}
+
+boot();

@@ -1,0 +1,54 @@
+// Player preferences, kept in this browser (localStorage).
+
+const KEY = "twentynine.settings";
+
+export const DEFAULTS = {
+  lang: "en",
+  theme: "auto", // auto | light | dark
+  fourColour: false,
+  motion: "auto", // auto | reduced
+  oneTap: false, // a tap on a legal card plays it at once
+  autoNext: false, // go on to the next trick by itself
+  keyHints: true,
+  autoPair: false,
+};
+
+let current = { ...DEFAULTS };
+
+export function loadSettings() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(KEY) || "{}");
+    current = { ...DEFAULTS, ...saved };
+  } catch {
+    current = { ...DEFAULTS };
+  }
+  apply();
+  return current;
+}
+
+export function settings() {
+  return current;
+}
+
+export function update(changes) {
+  current = { ...current, ...changes };
+  try {
+    localStorage.setItem(KEY, JSON.stringify(current));
+  } catch {
+    /* private mode: settings last for this page only */
+  }
+  apply();
+  return current;
+}
+
+export function reducedMotion() {
+  return current.motion === "reduced" || window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
+
+function apply() {
+  const root = document.documentElement;
+  root.dataset.theme = current.theme;
+  root.classList.toggle("four-colour", !!current.fourColour);
+  root.classList.toggle("reduce-motion", current.motion === "reduced");
+  root.classList.toggle("no-key-hints", !current.keyHints);
+}

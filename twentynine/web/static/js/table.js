@@ -1,0 +1,458 @@
+// Drawing the table from the viewer's observation: status strip, recent
+// events, seats, the trick, the hand and the result. Decisions live in
+// controls.js; this module only shows what the observation says.
+
+import { cardBack, cardFace, RANKS, suitIcon, suitName, suitTitle } from "./cards.js";
+import { h, replace, s } from "./dom.js";
+import { num, t } from "./i18n.js";
+import {
+  chip,
+  game,
+  groupLegal,
+  highestBid,
+  hotSeat,
+  isHuman,
+  myTurn,
+  playerName,
+  seatName,
+  team,
+  teamName,
+  tYou,
+  whyNot,
+  winningIndex,
+} from "./model.js";
+import { cardName, suitOf } from "./model.js";
+import { reducedMotion } from "./settings.js";
+
+const POSITIONS = ["bottom", "left", "top", "right"];
+const HAND_SUIT_ORDER = ["S", "H", "C", "D"]; // colours alternate: black red black red
+
+export function position(seat, anchor) {
+  return POSITIONS[(seat - anchor + 4) % 4];
+}
+
+// --------------------------------------------------------------------- status strip
+
+function statusItem(key, label, value, extra = {}) {
+  return h("div", { class: ["stat", extra.class], dataset: { testid: key } }, h("span", { class: "stat-label" }, label), h("span", { class: "stat-value" }, value));
+}
+
+export function pipsSix(score, target, label) {
+  // The sixes of the pack keep the score: red pips count up, black pips count down.
+  const n = Math.min(Math.abs(score), target);
+  const slots = Math.max(target, 1);
+  const cols = slots > 6 ? 3 : 2;
+  const rows = Math.ceil(slots / cols);
+  const w = 40;
+  const hgt = 56;
+  const svg = s("svg", { class: "six", viewBox: `0 0 ${w} ${hgt}`, role: "img", "aria-label": label });
+  svg.append(s("rect", { x: 1, y: 1, width: w - 2, height: hgt - 2, rx: 5, class: "six-bg" }));
+  for (let i = 0; i < slots; i++) {
+    const col = i % cols;
+    const row = Math.floor(i / cols);
+    const cx = ((col + 1) * w) / (cols + 1);
+    const cy = 8 + ((row + 0.5) * (hgt - 16)) / rows;
+    const filled = i < n;
+    svg.append(
+      s("circle", {
+        cx,
+        cy,
+        r: cols > 2 ? 4 : 5.5,
+        class: filled ? (score > 0 ? "pip-red" : "pip-black") : "pip-empty",
+      }),
+    );
+  }
+  return svg;
+}
+
+function signed(n) {
+  return n > 0 ? `+${num(n)}` : num(n);
+}
+
+export function renderStatus(el, obs, viewer) {
+  if (!obs) return replace(el);
+  const items = [];
+  // contract
+  let contract = t("status.none");
+  if (obs.single !== null) contract = t("status.single", { who: playerName(obs.single, viewer) });
+  else if (obs.bidder !== null) {
+    contract = t(obs.forced ? "status.contract_forced" : "status.contract", { who: playerName(obs.bidder, viewer), bid: obs.bid });
+    if (obs.doubling > 1) contract += ` · ×${obs.doubling}`;
+  } else if (obs.phase === "auction") {
+    const high = highestBid(obs);
+    contract = high ? t("status.highest", { bid: high.bid, who: playerName(high.seat, viewer) }) : t("status.no_bid");
+  }
+  items.push(statusItem("status-contract", t("status.contract_label"), contract));
+  // target
+  if (obs.target !== null && (obs.pair || obs.target !== obs.bid)) {
+    const target = obs.pair ? t("status.target_pair", { target: obs.target }) : num(obs.target);
+    items.push(statusItem("status-target", t("status.target_label"), target));
+  }
+  // trump
+  let trump;
+  let trumpSuit = null;
+  if (obs.single !== null) trump = t("status.trump_none");
+  else if (obs.trump_revealed) {
+    trumpSuit = obs.trump;
+    trump = t("status.trump_revealed", { suit: suitTitle(obs.trump), n: obs.revealed_in_trick });
+  } else if (obs.trump !== null && viewer !== null && obs.phase !== "over") {
+    trumpSuit = obs.trump;
+    trump = t("status.trump_secret", { suit: suitTitle(obs.trump) });
+  } else if (obs.phase === "over" && obs.trump !== null) {
+    trumpSuit = obs.trump;
+    trump = t("status.trump_never", { suit: suitTitle(obs.trump) });
+  } else if (obs.bidder !== null && obs.phase !== "trump") trump = obs.seventh ? t("status.trump_seventh") : t("status.trump_hidden");
+  else trump = t("status.trump_unchosen");
+  const trumpItem = statusItem("status-trump", t("status.trump_label"), trump, { class: trumpSuit ? "has-suit" : "" });
+  if (trumpSuit) trumpItem.querySelector(".stat-value").prepend(suitIcon(trumpSuit));
+  items.push(trumpItem);
+  // points
+  const mine = viewer !== null ? team(viewer) : null;
+  const pts = h(
+    "span",
+    { class: "points" },
+    [0, 1].map((tm) =>
+      h(
+        "span",
+        { class: ["team-points", `team-${tm}`, mine === tm && "mine"], dataset: { testid: `points-${tm}` } },
+        h("span", { class: "team-name" }, teamName(tm, true)),
+        h("b", {}, num(obs.points[tm])),
+      ),
+    ),
+  );
+  items.push(h("div", { class: "stat", dataset: { testid: "status-points" } }, h("span", { class: "stat-label" }, t("status.points_label")), h("span", { class: "stat-value" }, pts)));
+  // match
+  const target = game.setup?.options?.match_target ?? null;
+  if (target) {
+    const six = h(
+      "span",
+      { class: "match-pips" },
+      [0, 1].map((tm) =>
+        h(
+          "span",
+          { class: ["team-six", mine === tm && "mine"], dataset: { testid: `score-${tm}` } },
+          h("span", { class: "team-name" }, teamName(tm, true)),
+          pipsSix(obs.score[tm], target, t("status.score_aria", { team: teamName(tm), score: signed(obs.score[tm]) })),
+          h("b", {}, signed(obs.score[tm])),
+        ),
+      ),
+    );
+    items.push(h("div", { class: "stat stat-match" }, h("span", { class: "stat-label" }, t("status.match_label", { target })), h("span", { class: "stat-value" }, six)));
+  } else {
+    items.push(
+      h(
+        "div",
+        { class: "stat stat-match" },
+        h("span", { class: "stat-label" }, t("status.total_label")),
+        h("span", { class: "stat-value" }, [0, 1].map((tm) => h("span", { class: ["team-points", mine === tm && "mine"] }, h("span", { class: "team-name" }, teamName(tm, true)), h("b", {}, signed(obs.score[tm]))))),
+      ),
+    );
+  }
+  replace(el, items);
+}
+
+// --------------------------------------------------------------------- recent events
+
+export function renderStrip(el, events, viewer) {
+  const chips = [];
+  for (const ev of events) {
+    const c = chip(ev, viewer);
+    if (c) chips.push(c);
+  }
+  const shown = chips.slice(-12);
+  replace(
+    el,
+    shown.length
+      ? shown.map((c, i) =>
+          h(
+            "li",
+            { class: ["chip", `chip-${c.kind}`, i === shown.length - 1 && "latest"] },
+            c.suit ? [suitIcon(c.suit), h("span", { class: "sr-only" }, `${suitTitle(c.suit)}: `)] : null,
+            c.text,
+          ),
+        )
+      : h("li", { class: "chip chip-empty" }, t("strip.empty")),
+  );
+  el.scrollLeft = el.scrollWidth;
+  el.classList.toggle("scrolled", el.scrollLeft > 0);
+}
+
+// --------------------------------------------------------------------- seats
+
+function cardsLeft(obs, seat) {
+  if (obs.phase === "over" && obs.hands) return 0;
+  let played = 0;
+  for (const tr of obs.tricks) played += tr.seats.filter((x) => x === seat).length;
+  played += obs.trick.filter((x) => x.seat === seat).length;
+  return (obs.second_batch ? 8 : 4) - played;
+}
+
+function seatPlate(seat, obs, viewer, anchor) {
+  const info = game.setup.seats[seat];
+  const pos = position(seat, anchor);
+  const name = playerName(seat, viewer);
+  const acting = obs.to_act === seat && game.hold === null && obs.phase !== "over";
+  const badges = [];
+  if (obs.dealer === seat) badges.push(h("span", { class: "badge badge-dealer", title: t("seat.dealer") }, t("seat.dealer_short")));
+  if (obs.bidder === seat && obs.single === null)
+    badges.push(h("span", { class: "badge badge-bidder" }, t("seat.bidder_badge", { bid: obs.bid })));
+  if (obs.single === seat) badges.push(h("span", { class: "badge badge-bidder" }, t("seat.single_badge")));
+  if (obs.doubler === seat) badges.push(h("span", { class: "badge badge-double" }, `×${obs.doubling}`));
+  if (obs.pair && obs.pair.seat === seat) badges.push(h("span", { class: "badge badge-pair" }, t("seat.pair_badge")));
+  const lastBid = [...obs.auction].reverse().find((a) => a.seat === seat);
+  let said = null;
+  if (obs.phase === "auction" && lastBid) said = h("span", { class: ["said", lastBid.bid ? "said-bid" : "said-pass"] }, lastBid.bid ? num(lastBid.bid) : t("seat.passed"));
+  let sub = info.kind === "bot" ? t("seat.sub_bot", { seat: seatName(seat), level: t(`level.${info.level}`) }) : seatName(seat);
+  if (sub === name) sub = t("seat.person");
+  const out = obs.single !== null && seat === (obs.single + 2) % 4;
+  const count = cardsLeft(obs, seat);
+  const fan = h("span", { class: "fan", "aria-hidden": "true" });
+  if (pos !== "bottom" || seat !== viewer) for (let i = 0; i < Math.min(count, 8); i++) fan.append(h("span", { class: "mini-back" }, cardBack()));
+  const thinking = acting && !isHuman(seat);
+  return h(
+    "div",
+    {
+      class: ["seat", `seat-${pos}`, `team-${team(seat)}`, acting && "acting", out && "sitting-out", seat === viewer && "viewer"],
+      dataset: { seat, testid: `seat-${seat}` },
+      "aria-label": t("seat.aria", { name, seat: seatName(seat), count }),
+    },
+    h(
+      "div",
+      { class: "plate" },
+      h("span", { class: "avatar", "aria-hidden": "true" }, name.slice(0, 1).toUpperCase()),
+      h(
+        "span",
+        { class: "who" },
+        h("span", { class: "name" }, name),
+        h("span", { class: "sub" }, sub),
+      ),
+      h("span", { class: "badges" }, badges, said),
+    ),
+    pos === "bottom" && seat === viewer ? null : h("div", { class: "held" }, fan, h("span", { class: "count" }, out ? t("seat.sits_out") : t("seat.cards", { count }))),
+    thinking ? h("div", { class: "thinking" }, h("span", {}), h("span", {}), h("span", {}), h("span", { class: "sr-only" }, t("seat.thinking"))) : null,
+  );
+}
+
+export function renderSeats(el, obs, viewer, anchor) {
+  if (!obs) return replace(el);
+  replace(el, [0, 1, 2, 3].map((seat) => seatPlate(seat, obs, viewer, anchor)));
+}
+
+// --------------------------------------------------------------------- trick
+
+let lastTrickKey = "";
+
+export function renderTrick(el, obs, viewer, anchor) {
+  if (!obs) return replace(el);
+  let cards = obs.trick;
+  let done = null;
+  if (!cards.length && obs.tricks.length && (game.hold !== null || obs.phase === "over")) {
+    done = obs.tricks[obs.tricks.length - 1];
+    cards = done.cards.map((card, i) => ({ seat: done.seats[i], card }));
+  }
+  const key = cards.map((c) => c.card).join(",");
+  const previous = new Set(lastTrickKey.split(","));
+  lastTrickKey = key;
+  const best = done ? done.seats.indexOf(done.winner) : winningIndex(cards, obs);
+  const slots = cards.map((c, i) => {
+    const pos = position(c.seat, anchor);
+    const winner = i === best && cards.length > 1;
+    return h(
+      "div",
+      {
+        class: ["played", `from-${pos}`, !previous.has(c.card) && !reducedMotion() && "enter", winner && (done ? "winner" : "leading")],
+        dataset: { card: c.card, seat: c.seat, testid: `played-${c.seat}` },
+        role: "img",
+        "aria-label": t("trick.card_aria", { who: playerName(c.seat, viewer), card: cardName(c.card) }) + (winner && done ? `, ${t("trick.wins")}` : ""),
+      },
+      cardFace(c.card),
+      winner && done ? h("span", { class: "win-flag" }, t("trick.wins")) : null,
+    );
+  });
+  let caption = "";
+  const total = 8;
+  if (done) {
+    caption = tYou("trick.won", done.winner, viewer, { n: obs.tricks.length, count: done.points });
+  } else if (obs.phase === "play" || (obs.phase === "pair" && obs.trick_leader !== null) || (obs.trick_leader !== null && obs.phase !== "over")) {
+    const n = obs.tricks.length + 1;
+    caption = cards.length
+      ? t("trick.playing", { n, total, who: playerName(cards[0].seat, viewer) })
+      : t("trick.to_lead", { n, total, who: playerName(obs.trick_leader, viewer) });
+  } else if (obs.phase === "auction") caption = t("trick.auction");
+  else if (obs.phase !== "over") caption = t(`trick.phase_${obs.phase}`);
+  const centre = h("div", { class: "centre-note" });
+  const high = obs.phase === "auction" ? highestBid(obs) : null;
+  if (!cards.length && high) centre.append(h("span", { class: "big-bid", "aria-hidden": "true" }, num(high.bid)));
+  replace(el, h("p", { class: "trick-caption", dataset: { testid: "trick-caption" } }, caption), h("div", { class: "trick-cards" }, slots, centre));
+}
+
+// --------------------------------------------------------------------- hand
+
+export function sortHand(cards) {
+  return [...cards].sort((a, b) => {
+    const sa = HAND_SUIT_ORDER.indexOf(suitOf(a));
+    const sb = HAND_SUIT_ORDER.indexOf(suitOf(b));
+    if (sa !== sb) return sa - sb;
+    return RANKS.indexOf(a.slice(0, -1)) - RANKS.indexOf(b.slice(0, -1));
+  });
+}
+
+export function renderHand(el, obs, ui) {
+  if (!obs || ui.viewer === null) {
+    replace(el);
+    el.removeAttribute("aria-label");
+    return [];
+  }
+  const cards = sortHand(obs.hand);
+  const g = groupLegal(obs.legal);
+  const playing = myTurn(obs) && g.plays.size > 0;
+  el.setAttribute("aria-label", t("hand.aria", { count: cards.length }));
+  el.classList.toggle("playing", playing);
+  el.dataset.count = cards.length;
+  let prevSuit = null;
+  const buttons = cards.map((card, i) => {
+    const legal = playing && g.plays.has(card);
+    const reason = legal ? null : whyNot(obs, card, game.hold);
+    const suitStart = prevSuit !== null && suitOf(card) !== prevSuit;
+    prevSuit = suitOf(card);
+    const selected = ui.selected === card;
+    return h(
+      "button",
+      {
+        type: "button",
+        class: ["card", legal ? "legal" : "illegal", playing && !legal && "dim", selected && "selected", suitStart && "suit-start"],
+        dataset: { card, key: `card-${card}`, testid: `card-${card}`, index: i + 1 },
+        "aria-label": cardName(card) + (reason ? `. ${reason}` : ""),
+        "aria-disabled": legal ? null : "true",
+        "aria-pressed": legal ? String(selected) : null,
+        title: reason || cardName(card),
+        style: { "--i": i },
+      },
+      cardFace(card),
+      h("span", { class: "keyhint", "aria-hidden": "true" }, String(i + 1)),
+    );
+  });
+  replace(el, buttons);
+  return cards;
+}
+
+// --------------------------------------------------------------------- result
+
+function handRow(seat, cards, viewer, trump) {
+  return h(
+    "div",
+    { class: "deal-hand" },
+    h("span", { class: "deal-hand-name" }, playerName(seat, viewer)),
+    h(
+      "span",
+      { class: "deal-hand-cards" },
+      sortHand(cards).map((c) => h("span", { class: ["mini-card", suitOf(c) === trump && "is-trump"], role: "img", "aria-label": cardName(c) }, cardFace(c))),
+    ),
+  );
+}
+
+export function resultInfo(obs) {
+  const bidTeam = obs.bidder !== null ? team(obs.bidder) : null;
+  const single = obs.single !== null;
+  return {
+    result: obs.result,
+    bidTeam,
+    needed: single ? null : obs.target,
+    taken: single ? obs.tricks.filter((tr) => tr.winner === obs.single).length : bidTeam !== null ? obs.points[bidTeam] : null,
+    stake: obs.stake,
+    delta: obs.delta,
+  };
+}
+
+export function renderResult(el, obs, viewer, actions) {
+  if (!obs || obs.phase !== "over" || game.hold !== "deal") {
+    el.hidden = true;
+    replace(el);
+    return;
+  }
+  const info = resultInfo(obs);
+  const mine = viewer !== null ? team(viewer) : hotSeat() ? null : team(game.seats[0]);
+  let headline;
+  let tone = "neutral";
+  const r = obs.result;
+  if (r === "made" || r === "failed") {
+    headline = t(`result.headline_${r}`, { team: teamName(info.bidTeam) });
+    const good = (r === "made") === (info.bidTeam === mine);
+    tone = mine === null ? "neutral" : good ? "good" : "bad";
+  } else if (r === "single-made" || r === "single-failed") {
+    headline = tYou(`result.headline_${r.replace("-", "_")}`, obs.single, viewer);
+    const good = (r === "single-made") === (team(obs.single) === mine);
+    tone = mine === null ? "neutral" : good ? "good" : "bad";
+  } else headline = obs.bidder === null ? t("result.headline_redeal") : t("result.headline_cancelled");
+  if (obs.winner !== null) {
+    headline = t("result.match_won", { team: teamName(obs.winner) });
+    tone = mine === null ? "neutral" : obs.winner === mine ? "good" : "bad";
+  }
+  // Each row keeps its raw value in data-value (what tests compare with the engine's verdict).
+  const rows = [];
+  const row = (key, label, value, shown = value) =>
+    rows.push(
+      h(
+        "tr",
+        { dataset: { testid: `result-${key}` } },
+        h("th", { scope: "row" }, label),
+        h("td", { dataset: { value: value === null ? "" : String(value) } }, shown === null ? "–" : typeof shown === "number" ? num(shown) : shown),
+      ),
+    );
+  if (obs.single !== null) {
+    row("contract", t("result.contract"), obs.single, t("status.single", { who: playerName(obs.single, viewer) }));
+    row("needed", t("result.needed"), 8, t("result.all_tricks"));
+    row("taken", t("result.taken_tricks"), info.taken);
+  } else if (obs.bidder !== null) {
+    const doubled = obs.doubling > 1 ? ` ×${obs.doubling}` : "";
+    row("contract", t("result.contract"), obs.bid, t("result.contract_value", { who: playerName(obs.bidder, viewer), team: teamName(info.bidTeam, true), bid: obs.bid }) + doubled);
+    row("needed", t("result.needed"), info.needed);
+    row("taken", t("result.taken"), info.taken);
+  }
+  const outcome = { made: "result.made", failed: "result.not_made", cancelled: "result.cancelled_short", "single-made": "result.made", "single-failed": "result.not_made" }[r];
+  row("outcome", t("result.outcome"), r, t(outcome));
+  row("stake", t("result.stake"), obs.stake ?? 0);
+  row("points", t("result.card_points"), obs.points.join(","), `${teamName(0, true)} ${num(obs.points[0])} · ${teamName(1, true)} ${num(obs.points[1])}`);
+  const target = game.setup?.options?.match_target ?? null;
+  const scoreBox = h(
+    "div",
+    { class: "result-score", dataset: { testid: "result-score", value: obs.score.join(",") } },
+    [0, 1].map((tm) =>
+      h(
+        "div",
+        { class: ["result-team", mine === tm && "mine"] },
+        h("span", { class: "team-name" }, teamName(tm)),
+        target ? pipsSix(obs.score[tm], target, t("status.score_aria", { team: teamName(tm), score: signed(obs.score[tm]) })) : null,
+        h("b", {}, signed(obs.score[tm])),
+        obs.delta[tm] ? h("span", { class: ["delta", obs.delta[tm] > 0 ? "up" : "down"] }, signed(obs.delta[tm])) : null,
+      ),
+    ),
+  );
+  const hands = obs.hands
+    ? h(
+        "details",
+        { class: "deal-hands" },
+        h("summary", {}, t("result.show_deal")),
+        [0, 1, 2, 3].map((seat) => handRow(seat, obs.hands[seat], viewer, obs.trump)),
+        obs.trump ? h("p", { class: "muted" }, t("result.trump_was", { suit: suitName(obs.trump) })) : null,
+      )
+    : null;
+  const buttons = h("div", { class: "result-actions" });
+  if (obs.winner === null) buttons.append(h("button", { type: "button", class: "primary", dataset: { testid: "next-deal" }, onclick: actions.nextDeal }, t("ctl.next_deal")));
+  buttons.append(h("button", { type: "button", class: obs.winner === null ? "" : "primary", dataset: { testid: "result-new-game" }, onclick: actions.newGame }, t("ctl.new_game")));
+  buttons.append(h("a", { class: "button link", href: actions.recordUrl(), target: "_blank", rel: "noopener", download: "" }, t("ctl.record")));
+  el.hidden = false;
+  replace(
+    el,
+    h(
+      "div",
+      { class: ["result-card", `tone-${tone}`], role: "dialog", "aria-modal": "false", "aria-labelledby": "result-title", dataset: { testid: "result", result: r } },
+      h("h2", { id: "result-title" }, headline),
+      h("table", { class: "result-table" }, h("tbody", {}, rows)),
+      scoreBox,
+      hands,
+      buttons,
+    ),
+  );
+}
+
