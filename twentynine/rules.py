@@ -161,7 +161,7 @@ OPTION_HELP = {
     "match_target": "game points that win (or lose) the match; none for single deals",
 }
 
-_CHOICES: dict[str, tuple[str, ...]] = {
+CHOICES: dict[str, tuple[str, ...]] = {
     "direction": DIRECTIONS,
     "auction": AUCTIONS,
     "all_pass": ALL_PASS,
@@ -170,7 +170,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "pair": PAIRS,
     "unrevealed": UNREVEALED,
 }
-_BOOLS = ("seventh_card", "doubling", "allow_set", "last_trick_point", "under_half", "early_end")
+BOOLS = ("seventh_card", "doubling", "allow_set", "last_trick_point", "under_half", "early_end")
 _INTS = ("min_bid", "max_bid")
 _OPTIONAL_INTS = ("auto_double_from", "match_target")
 OPTION_NAMES = tuple(f.name for f in fields(Rules) if f.name != "profile")
@@ -203,12 +203,12 @@ def _as_int(name: str, value: Any) -> int:
 
 
 def _convert(name: str, value: Any) -> Any:
-    if name in _CHOICES:
-        choices = _CHOICES[name]
+    if name in CHOICES:
+        choices = CHOICES[name]
         if isinstance(value, str) and value.strip().lower() in choices:
             return value.strip().lower()
         raise RulesError(f"option {name} takes one of {', '.join(choices)}, not {value!r}")
-    if name in _BOOLS:
+    if name in BOOLS:
         return _as_bool(name, value)
     if name in _INTS:
         return _as_int(name, value)

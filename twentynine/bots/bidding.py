@@ -20,12 +20,12 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from ..actions import BID, DOUBLE, PAIR, REDOUBLE, SET, SEVENTH, SINGLE, TRUMP, Action
+from ..actions import BID, DOUBLE, REDOUBLE, SET, TRUMP, Action
 from ..cards import ACE, JACK, NINE, SUIT_MASK, TEN, mask_of
 from ..engine import partner_of
 from ..observation import Observation
 from ..rules import Rules
-from .heuristic import certain_single_hand, estimate_team_points, find, kinds, pass_action
+from .heuristic import estimate_team_points, find, kinds, pass_action, routine
 from .knowledge import analyse
 from .sampling import Impossible
 
@@ -151,14 +151,9 @@ class BiddingModel:
             a = find(obs, TRUMP, suit)
             assert a is not None
             return a
-        if SEVENTH in k:
-            return pass_action(obs)
-        if SINGLE in k:
-            if certain_single_hand(hand):
-                return find(obs, SINGLE) or pass_action(obs)
-            return pass_action(obs)
-        if PAIR in k:
-            return find(obs, PAIR) or pass_action(obs)
+        fixed = routine(obs, k, hand)
+        if fixed is not None:
+            return fixed
         if k & {DOUBLE, REDOUBLE, SET}:
             return self.double(obs, bot, rng)
         return bot.casual.decide(obs, rng, None)

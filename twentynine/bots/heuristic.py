@@ -90,6 +90,21 @@ def certain_single_hand(hand: int) -> bool:
     return True
 
 
+def routine(obs: Observation, k: set[str], hand: int) -> Action | None:
+    """Decisions every thinking level takes the same way, or None.
+
+    No seventh card (a blind trump is worse than a chosen one), a single hand
+    only when it cannot lose, and the pair always shown.
+    """
+    if SEVENTH in k:
+        return pass_action(obs)
+    if SINGLE in k:
+        return (find(obs, SINGLE) if certain_single_hand(hand) else None) or pass_action(obs)
+    if PAIR in k:
+        return find(obs, PAIR) or pass_action(obs)
+    return None
+
+
 def lowest(cards: int, avoid: int = 0) -> int:
     """The cheapest card to give away: fewest points, then lowest rank."""
     pool = cards & ~avoid or cards
@@ -164,20 +179,15 @@ class CasualBot(Bot):
             a = find(obs, TRUMP, best_trump(hand))
             assert a is not None
             return a
-        if SEVENTH in k:
-            return pass_action(obs)
-        if SINGLE in k:
-            if certain_single_hand(hand):
-                return find(obs, SINGLE) or pass_action(obs)
-            return pass_action(obs)
+        fixed = routine(obs, k, hand)
+        if fixed is not None:
+            return fixed
         if DOUBLE in k:
             return self.double(obs, hand)
         if REDOUBLE in k or SET in k:
             strong = estimate_team_points(hand) >= (obs.target or 0) + 3
             flag = find(obs, REDOUBLE) or find(obs, SET)
             return flag if strong and flag is not None else pass_action(obs)
-        if PAIR in k:
-            return find(obs, PAIR) or pass_action(obs)
         know = analyse(obs)
         if REVEAL in k and self.wants_reveal(obs, know):
             return find(obs, REVEAL) or pass_action(obs)

@@ -11,31 +11,9 @@ from typing import Any
 
 from .. import __version__
 from ..bots.characters import CHARACTERS
-from ..rules import (
-    ABSOLUTE_MAX_BID,
-    ALL_PASS,
-    AUCTIONS,
-    DIRECTIONS,
-    DOUBLE_BY,
-    PAIRS,
-    PROFILES,
-    REVEALS,
-    UNREVEALED,
-    Rules,
-)
+from ..rules import ABSOLUTE_MAX_BID, BOOLS, CHOICES, PROFILES, Rules
 from . import PROTOCOL_VERSION
 from .setup import DEFAULT_BOTS, DEFAULT_MATCH_TARGET, SEAT_NAMES
-
-CHOICES: dict[str, tuple[str, ...]] = {
-    "direction": DIRECTIONS,
-    "auction": AUCTIONS,
-    "all_pass": ALL_PASS,
-    "reveal": REVEALS,
-    "double_by": DOUBLE_BY,
-    "pair": PAIRS,
-    "unrevealed": UNREVEALED,
-}
-BOOLS = ("seventh_card", "doubling", "allow_set", "last_trick_point", "under_half", "early_end")
 
 
 def option_schema() -> list[dict[str, Any]]:
