@@ -216,8 +216,8 @@ class ExpertBot(StrongBot):
     """Strong play plus inference from the auction and discards, and adaptive sampling."""
 
     level = "expert"
-    default_budget = 0.6
-    min_worlds = 8
+    default_budget = 0.45
+    min_worlds = 6
     max_worlds = 160
     weighted = True
 
