@@ -170,7 +170,10 @@ class StrongBot(Bot):
             w = self.weight(obs, know, world)
             if w <= 0:
                 continue
-            values = s.moves_outcome(position_of(obs, world), goal)
+            try:
+                values = s.moves_outcome(position_of(obs, world), goal)
+            except ValueError:  # a world the solver finds inconsistent: skip it
+                continue
             per_action = self._per_action(values, plays, reveal, sign)
             for a, v in per_action.items():
                 totals[a] += w * v
@@ -202,6 +205,7 @@ class StrongBot(Bot):
         return False
 
     def choose(self, obs: Observation, totals: dict[Action, float], rng: random.Random) -> Action:
+        """The best total; among equals, the casual player's card, else the cheapest."""
         best = max(totals.values())
         top = [a for a, v in totals.items() if v >= best - 1e-9]
         if len(top) == 1:
