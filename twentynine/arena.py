@@ -21,8 +21,9 @@ from typing import Any
 from .bots import make_bot
 from .bots.base import Bot
 from .dealing import deal_hands, derive_seed
-from .engine import OVER, Deal, Match
+from .engine import MULTIPLIER, OVER, Deal, Match
 from .observation import observe_deal
+from .protocols.fault import BotFault
 from .rules import Rules
 
 Z95 = 1.959963984540054
@@ -42,6 +43,7 @@ class GameResult:
     points: tuple[int, int]
     result: str
     times: dict[str, list[float]]  # bot label -> decision seconds
+    fault: dict[str, Any] | None = None  # the BotFault that forfeited this game, if any
 
 
 @dataclass
@@ -60,7 +62,19 @@ class BoardResult:
 BotFactory = Callable[[str, int], Bot]
 
 
+FORFEIT = "forfeit"
+
+
+def is_url(spec: str) -> bool:
+    """A bot spec naming an external contest-protocol bot rather than one of our levels."""
+    return spec.startswith(("http://", "https://"))
+
+
 def default_factory(spec: str, seed: int) -> Bot:
+    if is_url(spec):
+        from .protocols.bhoos.adapter import ProtocolBot
+
+        return ProtocolBot(spec, seed=seed)
     return make_bot(spec, seed=seed)
 
 
@@ -71,17 +85,51 @@ def play_game(
     bots: list[Bot],
     labels: list[str],
 ) -> tuple[Deal, dict[str, list[float]]]:
-    """Play one deal with the given bots at the four seats."""
+    """Play one deal with the given bots at the four seats (a ``BotFault`` propagates)."""
+    deal, times, fault = play_until_fault(rules, dealer, hands, bots, labels)
+    if fault is not None:
+        raise fault
+    return deal, times
+
+
+def play_until_fault(
+    rules: Rules,
+    dealer: int,
+    hands: list[list[int]],
+    bots: list[Bot],
+    labels: list[str],
+) -> tuple[Deal, dict[str, list[float]], BotFault | None]:
+    """Play one deal; stop at the first ``BotFault`` and return it with the unfinished deal."""
     deal = Deal(rules, dealer, hands)
     times: dict[str, list[float]] = {label: [] for label in set(labels)}
     while deal.phase != OVER:
         seat = deal.to_act
         obs = observe_deal(deal, seat)
         t = time.perf_counter()
-        action = bots[seat].act(obs)
+        try:
+            action = bots[seat].act(obs)
+        except BotFault as fault:
+            if fault.seat is None:
+                fault.seat = seat
+            return deal, times, fault
         times[labels[seat]].append(time.perf_counter() - t)
         deal.apply(action)
-    return deal, times
+    return deal, times, None
+
+
+def forfeit_delta(deal: Deal, team: int) -> tuple[int, int]:
+    """The score of a game forfeited by ``team``: that team loses the stake, as if it had
+    bid and failed (stake 1; 2 once the bid reaches ``auto_double_from``; times the
+    doubling multiplier as it stands), whatever the cards would have said; the other
+    team's score does not change, as with any contract."""
+    rules = deal.rules
+    stake = 1
+    if rules.auto_double_from is not None and deal.bid >= rules.auto_double_from:
+        stake = 2
+    stake *= MULTIPLIER[deal.doubling]
+    delta = [0, 0]
+    delta[team] = -stake
+    return delta[0], delta[1]
 
 
 def play_board(
@@ -95,21 +143,30 @@ def play_board(
         bots = [
             factory(a if labels[s] == "A" else b, derive_seed(seed, deal_no, s)) for s in range(4)
         ]
-        deal, times = play_game(rules, dealer, hands, bots, labels)
+        deal, times, fault = play_until_fault(rules, dealer, hands, bots, labels)
         match = Match(rules)
         match.first_dealer = dealer
         match.deals.append(deal)
+        delta = (deal.delta[0], deal.delta[1])
+        result = deal.result
+        report = None
+        if fault is not None:
+            assert fault.seat is not None
+            delta = forfeit_delta(deal, fault.seat & 1)
+            result = FORFEIT
+            report = {"label": labels[fault.seat], "team": fault.seat & 1, **fault.to_json()}
         games.append(
             GameResult(
                 deal=deal_no,
                 a_team=a_team,
                 record=match.to_record(),
-                delta=(deal.delta[0], deal.delta[1]),
+                delta=delta,
                 bidder=deal.bidder if deal.bidder >= 0 else None,
                 bid=deal.bid if deal.bidder >= 0 else None,
                 points=(deal.points[0], deal.points[1]),
-                result=deal.result,
+                result=result,
                 times=times,
+                fault=report,
             )
         )
     return BoardResult(deal_no, games)
@@ -131,6 +188,9 @@ class Summary:
     contracts: dict[str, int]
     decision_ms: dict[str, dict[str, float]]
     running: list[float] = field(default_factory=list)
+    # Games forfeited by a faulty bot (late, illegal, unreachable): per label, and each fault.
+    forfeits: dict[str, int] = field(default_factory=lambda: {"A": 0, "B": 0})
+    faults: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         d = self.__dict__.copy()
@@ -158,10 +218,15 @@ def summarise(a: str, b: str, boards: list[BoardResult]) -> Summary:
     defended: dict[str, list[bool]] = {"A": [], "B": []}
     margin: dict[str, list[int]] = {"A": [], "B": []}
     times: dict[str, list[float]] = {"A": [], "B": []}
+    forfeits = {"A": 0, "B": 0}
+    faults: list[dict[str, Any]] = []
     for board in boards:
         for g in board.games:
             for label, secs in g.times.items():
                 times[label].extend(secs)
+            if g.fault is not None:
+                forfeits[g.fault["label"]] += 1
+                faults.append({"deal": g.deal, "a_team": g.a_team, **g.fault})
             if g.bidder is None or g.bid is None or g.result not in ("made", "failed"):
                 continue
             bidder_label = "A" if g.bidder % 2 == g.a_team else "B"
@@ -204,6 +269,8 @@ def summarise(a: str, b: str, boards: list[BoardResult]) -> Summary:
         contracts={k: len(v) for k, v in made.items()},
         decision_ms={k: ms(v) for k, v in times.items()},
         running=running,
+        forfeits=forfeits,
+        faults=faults,
     )
 
 
@@ -285,4 +352,11 @@ def format_summary(s: Summary) -> str:
             f"(mean |error| {num(s.bid_abs_error[k]).lstrip('+')}), "
             f"decision median {t['median']:.2f} ms, p95 {t['p95']:.2f} ms"
         )
+    for k, name in (("A", s.a), ("B", s.b)):
+        if s.forfeits.get(k):
+            first = next(f for f in s.faults if f["label"] == k)
+            lines.append(
+                f"  {k} {name}: forfeited {s.forfeits[k]} games by faults; first in deal "
+                f"{first['deal']}, seat {first['seat']}: {first['message']}"
+            )
     return "\n".join(lines)

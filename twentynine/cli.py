@@ -38,7 +38,12 @@ EXAMPLES = {
     "arena": """examples:
   twentynine arena casual novice --deals 500
   twentynine arena expert strong --deals 2000 --profile pagat --jobs 2 --out runs/x --plot x.png
-  twentynine arena casual random --profile modern --set early_end=no --seed 7""",
+  twentynine arena casual random --profile modern --set early_end=no --seed 7
+  twentynine arena expert http://127.0.0.1:8001 --profile bhoos --deals 500
+  twentynine arena casual 'http://127.0.0.1:8001#clock=3000&timeout=1000' --profile bhoos""",
+    "bot-serve": """examples:
+  twentynine bot-serve --level expert           http://127.0.0.1:8001 (/hi /bid /chooseTrump /play)
+  twentynine bot-serve --level casual --port 9000 --host 0.0.0.0""",
     "serve": """examples:
   twentynine serve                      http://127.0.0.1:8029
   twentynine serve --host 0.0.0.0 --port 8080""",
@@ -87,7 +92,11 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
 
     a = add("arena", "Play duplicate deals between two bots and report who is stronger.")
-    a.add_argument("a", help="bot A: a level (random, novice, casual, strong, expert)")
+    a.add_argument(
+        "a",
+        help="bot A: a level (random, novice, casual, strong, expert) or the URL of a "
+        "contest-protocol bot (needs --profile bhoos)",
+    )
     a.add_argument("b", help="bot B")
     a.add_argument("--deals", type=int, default=200, help="duplicate deals (each played twice)")
     a.add_argument("--profile", default="pagat", help="rule profile (default pagat)")
@@ -111,7 +120,53 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8029)
     s.add_argument("--open", action="store_true", help="open a browser on the page")
+
+    bs = add("bot-serve", "Serve one of our bots over the bot-contest HTTP protocol (BHOOS.md).")
+    bs.add_argument("--level", default="expert", help="random, novice, casual, strong, expert")
+    bs.add_argument("--host", default="127.0.0.1")
+    bs.add_argument("--port", type=int, default=8001)
+    bs.add_argument("--seed", type=int, default=0, help="the bot's seed")
+
+    from . import scorer_cli
+    from .tui import command as play_command
+
+    pl = add("play", "Play 29 in the terminal against bots (or hot-seat), or watch four bots.")
+    pl.epilog = play_command.EXAMPLES
+    play_command.add_arguments(pl)
+    sc = add("score", "Keep the score of a table that plays with real cards.")
+    sc.epilog = scorer_cli.EXAMPLES
+    scorer_cli.add_arguments(sc)
+    co = add("completion", "Print a shell completion script (bash, zsh or tcsh).")
+    co.epilog = COMPLETION_EXAMPLES
+    co.add_argument("shell", choices=["bash", "zsh", "tcsh"], help="the shell")
     return p
+
+
+COMPLETION_EXAMPLES = """examples:
+  twentynine completion bash > ~/.local/share/bash-completion/completions/twentynine
+  twentynine completion zsh > ~/.zfunc/_twentynine     (with fpath+=~/.zfunc in .zshrc)"""
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from .tui.command import run
+
+    return run(args)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from .scorer_cli import run
+
+    return run(args)
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    try:
+        import shtab
+    except ImportError:
+        print("twentynine completion: needs the shtab package (pip install shtab)", file=sys.stderr)
+        return 2
+    print(shtab.complete(_parser(), shell=args.shell))
+    return 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -217,15 +272,22 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
     from rich.progress import Progress
 
-    from .arena import format_summary, plot, run_boards, summarise, write_outputs
+    from .arena import format_summary, is_url, plot, run_boards, summarise, write_outputs
     from .bots import LEVELS
 
     for spec in (args.a, args.b):
-        if spec not in LEVELS:
-            raise RulesError(f"unknown bot {spec!r}; levels are: {', '.join(LEVELS)}")
+        if spec not in LEVELS and not is_url(spec):
+            raise RulesError(
+                f"unknown bot {spec!r}; levels are: {', '.join(LEVELS)}, or a bot's http:// URL"
+            )
     if args.deals < 1:
         raise RulesError("--deals must be at least 1")
     rules = resolve(args.profile, parse_assignments(args.options))
+    for spec in (args.a, args.b):
+        if is_url(spec):
+            from .protocols.bhoos.adapter import check_seat
+
+            check_seat(spec, rules)
     jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
     boards = []
     with Progress(disable=args.quiet, transient=True) as progress:
@@ -251,6 +313,15 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bot_serve(args: argparse.Namespace) -> int:
+    from .bots import LEVELS
+    from .protocols.bhoos.server import serve as bot_serve
+
+    if args.level not in LEVELS:
+        raise RulesError(f"unknown bot level {args.level!r}; levels are: {', '.join(LEVELS)}")
+    return bot_serve(args.level, host=args.host, port=args.port, seed=args.seed)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from .web.app import serve
 
@@ -269,6 +340,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "bench": cmd_bench,
         "serve": cmd_serve,
         "arena": cmd_arena,
+        "bot-serve": cmd_bot_serve,
+        "play": cmd_play,
+        "score": cmd_score,
+        "completion": cmd_completion,
     }
     try:
         return handlers[args.command](args)

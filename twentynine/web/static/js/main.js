@@ -9,6 +9,7 @@ import { installKeys } from "./keys.js";
 import { describe, game, groupLegal, hotSeat, myTurn, playerName, seatName, whyNot } from "./model.js";
 import { Net } from "./net.js";
 import { openHowTo, openRules, openSettings } from "./pages.js";
+import { buildScorer } from "./scorepage.js";
 import { loadSettings, reducedMotion, settings, update as updateSettings } from "./settings.js";
 import { buildSetup } from "./setup.js";
 import { renderHand, renderResult, renderSeats, renderStatus, renderStrip, renderTrick, sortHand } from "./table.js";
@@ -90,6 +91,7 @@ function show(screen) {
   ui.screen = screen;
   $("#screen-setup").hidden = screen !== "setup";
   $("#screen-table").hidden = screen !== "table";
+  $("#screen-score").hidden = screen !== "score";
   document.body.dataset.screen = screen;
 }
 
@@ -106,6 +108,27 @@ function showSetup() {
   });
   show("setup");
   $("#setup h1")?.focus?.();
+}
+
+// The score sheet for a table with real cards (#score): it needs no server.
+function showScorer() {
+  if (!meta) return;
+  const view = buildScorer($("#screen-score"), meta, {
+    onBack: () => {
+      if (location.hash === "#score") history.pushState(null, "", location.pathname + location.search);
+      leaveScorer();
+    },
+  });
+  show("score");
+  view.focus();
+}
+
+function leaveScorer() {
+  if (ui.screen !== "score") return;
+  if (game.setup) {
+    show("table");
+    render();
+  } else showSetup();
 }
 
 async function startGame(setup) {
@@ -226,7 +249,7 @@ function onMessage(msg) {
       ui.bidValue = null;
     }
     void before;
-    if (fresh) show("table");
+    if (fresh && ui.screen !== "score") show("table");
     render();
     if (lines.length) announce(lines);
     scheduleAutoNext();
@@ -483,6 +506,14 @@ async function loadMeta() {
 
 function wireShell() {
   $("#btn-new").addEventListener("click", () => showSetup());
+  $("#btn-score").addEventListener("click", () => {
+    if (location.hash !== "#score") location.hash = "#score";
+    else showScorer();
+  });
+  window.addEventListener("hashchange", () => {
+    if (location.hash === "#score") showScorer();
+    else leaveScorer();
+  });
   $("#btn-rules").addEventListener("click", () => {
     if (game.setup) openRules(game.setup.profile, game.setup.options);
     else if (meta) openRules("pagat", meta.profiles.pagat);
@@ -558,7 +589,8 @@ async function boot() {
   net.start();
   meta = await loadMeta();
   if (ui.connection === "offline" && net.ws) onStatus(net.status);
-  if (!net.game) showSetup();
+  if (location.hash === "#score") showScorer();
+  else if (!net.game) showSetup();
   else if (ui.screen === "loading") replace($("#setup"), h("p", { class: "muted" }, t("app.rejoining")));
   document.body.classList.remove("booting");
   window.twentynine = {
