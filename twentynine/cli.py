@@ -46,7 +46,8 @@ EXAMPLES = {
   twentynine bot-serve --level casual --port 9000 --host 0.0.0.0""",
     "serve": """examples:
   twentynine serve                      http://127.0.0.1:8029
-  twentynine serve --host 0.0.0.0 --port 8080""",
+  twentynine serve --host 0.0.0.0 --port 8080
+  twentynine serve --db games.sqlite3     keep the games in this file""",
 }
 
 
@@ -120,6 +121,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8029)
     s.add_argument("--open", action="store_true", help="open a browser on the page")
+    s.add_argument(
+        "--db",
+        metavar="PATH",
+        help="where games are kept: a SQLite file, sqlite:///PATH or :memory: (default:"
+        " $TWENTYNINE_DB, else ~/.local/share/twentynine/games.sqlite3)",
+    )
 
     bs = add("bot-serve", "Serve one of our bots over the bot-contest HTTP protocol (BHOOS.md).")
     bs.add_argument("--level", default="expert", help="random, novice, casual, strong, expert")
@@ -325,7 +332,7 @@ def cmd_bot_serve(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from .web.app import serve
 
-    return serve(args.host, args.port, open_browser=args.open)
+    return serve(args.host, args.port, open_browser=args.open, db=args.db)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from typing import Any
 
 from starlette.requests import Request
@@ -79,7 +78,7 @@ async def api_record(request: Request) -> Response:
     token = request.query_params.get("token", "")
     if session is None:
         return JSONResponse({"error": "no such game"}, status_code=404)
-    if not secrets.compare_digest(session.token, token):
+    if not session.admits(token):
         return JSONResponse({"error": "wrong token"}, status_code=403)
     return JSONResponse(
         session.game.record(),

@@ -10,6 +10,11 @@ a time, through the ``BotPool``, at a human pace.
 
 The ``Lobby`` is the registry of sessions: it creates them, finds them by
 id and forgets the ones nobody has touched for a long time.
+
+With a ``GameStore`` (see ``store``), every change of a game's log is
+written before any client hears of it, and the lobby rebuilds the unfinished
+games of the store when it starts (or when a client joins one it has
+forgotten), by replaying their logs.
 """
 
 from __future__ import annotations
@@ -27,13 +32,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .. import __version__
-from ..actions import PAIR, PLAY, REVEAL, Action
+from ..actions import PAIR, PLAY, REVEAL, Action, ActionError
 from ..engine import IllegalAction
 from . import PROTOCOL_VERSION
 from . import protocol as P
 from .botpool import BotPool
-from .game import Game, GameError, parse_action
+from .game import Game, GameError, is_marker, parse_action
 from .setup import GameSetup, SetupError, parse_setup
+from .store import GameStore, StoreError, UnknownGame, hash_token, open_store
 
 log = logging.getLogger("twentynine.server")
 
@@ -59,6 +65,7 @@ class ServerConfig:
     max_games: int = 200
     idle_seconds: float = 6 * 3600
     warm_up: bool = True
+    db: str | None = None  # where games are kept (path or URL); None: in memory only
 
     @classmethod
     def from_env(cls) -> ServerConfig:
@@ -67,6 +74,7 @@ class ServerConfig:
             bot_delay=max(0, _env_int("TWENTYNINE_BOT_DELAY_MS", 600)) / 1000,
             bot_workers=max(0, _env_int("TWENTYNINE_BOT_WORKERS", min(2, cpus))),
             max_games=max(1, _env_int("TWENTYNINE_MAX_GAMES", 200)),
+            db=os.environ.get("TWENTYNINE_DB") or None,
         )
 
 
@@ -100,6 +108,18 @@ class GameSession:
     last_active: float = field(default_factory=time.monotonic)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     driver: asyncio.Task[None] | None = None
+    store: GameStore | None = None
+    token_hash: str = ""
+    saved: list[dict[str, Any]] = field(default_factory=list)  # the log as the store has it
+    finished: bool = False
+    released: int = -1  # the log's length when a player last let the bots go on after a trick
+
+    def __post_init__(self) -> None:
+        if not self.token_hash:
+            self.token_hash = hash_token(self.token)
+
+    def admits(self, token: str) -> bool:
+        return secrets.compare_digest(self.token_hash, hash_token(token))
 
     @property
     def setup(self) -> GameSetup:
@@ -166,6 +186,47 @@ class GameSession:
         for conn, seating in list(self.clients.items()):
             await self._send(conn, self._update_message(seating.seats, events, reset))
 
+    # ------------------------------------------------------------ storage
+    def settings(self) -> dict[str, Any]:
+        """What the store keeps beside the log: table settings, and the last hold let go."""
+        return {"pace": self.pace, "auto_pair": self.auto_pair, "released": self.released}
+
+    def _save_settings(self) -> None:
+        if self.store is not None:
+            try:
+                self.store.settings(self.ident, self.settings())
+            except StoreError as e:  # a table setting, not a move: play on
+                log.error("game %s: settings not saved: %s", self.ident, e)
+
+    def _save(self) -> None:
+        """Write the game's log to the store, before any client hears of the change.
+
+        If the store fails, the game goes back to what the store holds and the
+        change is refused (``GameError``): nothing is shown that a restart would lose.
+        """
+        if self.store is None:
+            return
+        entries, saved = self.game.log, self.saved
+        try:
+            keep = len(saved)
+            if len(entries) < keep or (saved and entries[keep - 1] != saved[-1]):
+                keep = 0  # an undo: find where the logs part
+            while keep < min(len(entries), len(saved)) and entries[keep] == saved[keep]:
+                keep += 1
+            if keep < len(saved):
+                self.store.truncate(self.ident, keep)
+                del saved[keep:]
+            for i in range(keep, len(entries)):
+                self.store.append(self.ident, i, entries[i])
+                saved.append(entries[i])
+            if self.game.match_over and not self.finished:
+                self.store.finish(self.ident, self.game.record())
+                self.finished = True
+        except StoreError as e:
+            log.error("game %s could not be saved: %s", self.ident, e)
+            self.game = Game(self.setup, list(saved))
+            raise GameError("the server could not save this move; try again") from None
+
     # ------------------------------------------------------------ clients
     async def attach(self, conn: Connection, ident: str | None, token: bool) -> None:
         seats = self.human_seats
@@ -227,9 +288,12 @@ class GameSession:
                 if self.hold == DEAL:
                     raise GameError("the deal is over: ask for the next deal")
                 self.hold = None
+                self.released = len(game.log)
+                self._save_settings()
                 await self._changed([])
         elif msg.type == "next_deal":
             game.next_deal()
+            self._save()
             self.hold = None
             await self._changed([], reset=True)
         elif msg.type == "undo":
@@ -237,15 +301,18 @@ class GameSession:
             if seat not in seating.seats:
                 raise P.ProtocolError(P.NOT_YOUR_SEAT, f"seat {seat} is not yours", msg.id)
             game.undo_last_card(seat)
+            self._save()
             self.hold = None
             await self._changed([], reset=True)
         elif msg.type == "configure":
             self.auto_pair = bool(msg.body["auto_pair"])
+            self._save_settings()
         else:  # pragma: no cover - parse_message knows every type
             raise P.ProtocolError(P.UNKNOWN_TYPE, f"cannot handle {msg.type!r}", msg.id)
 
     async def _apply(self, action: Action, by_player: bool = False) -> None:
         events = self.game.apply(action)
+        self._save()
         kinds = {e["type"] for e in events}
         if "deal_end" in kinds:
             self.hold, self.hold_at = DEAL, self.version + 1
@@ -313,8 +380,13 @@ def _read_action(msg: P.Message) -> Action:
 class Lobby:
     """Every game of this server, by id."""
 
-    def __init__(self, config: ServerConfig | None = None) -> None:
+    def __init__(self, config: ServerConfig | None = None, store: GameStore | None = None) -> None:
         self.config = config or ServerConfig.from_env()
+        # a store given here is the caller's to close; one opened from config.db is ours
+        self._owns_store = store is None and self.config.db is not None
+        if store is None and self.config.db is not None:
+            store = open_store(self.config.db)
+        self.store = store
         self.pool = BotPool(self.config.bot_workers)
         self.sessions: dict[str, GameSession] = {}
         # per connection, the game each of its 'create' messages made (a resend joins it)
@@ -325,12 +397,83 @@ class Lobby:
     def start(self) -> None:
         if self.config.warm_up and self.config.bot_workers > 0:
             self.pool.warm_up()
+        self.restore_all()
 
     def close(self) -> None:
         for s in self.sessions.values():
             if s.driver is not None:
                 s.driver.cancel()
         self.pool.close()
+        if self.store is not None and self._owns_store:
+            self.store.close()
+
+    # ------------------------------------------------------------ restarts
+    def restore_all(self) -> int:
+        """Rebuild the store's unfinished games (the most recent first); return how many."""
+        if self.store is None:
+            return 0
+        try:
+            idents = self.store.unfinished(limit=self.config.max_games)
+        except StoreError as e:
+            log.error("cannot list the stored games: %s", e)
+            return 0
+        done = 0
+        for ident in idents:
+            if ident in self.sessions:
+                continue
+            try:
+                self.sessions[ident] = self.restore(ident)
+                done += 1
+            except (StoreError, SetupError, GameError, IllegalAction, ActionError) as e:
+                log.error("game %s cannot be restored: %s", ident, e)
+        if idents:
+            log.info("restored %d of %d unfinished games", done, len(idents))
+        return done
+
+    def restore(self, ident: str) -> GameSession:
+        """One stored game rebuilt from its setup and log, as it was before the restart.
+
+        Raises ``StoreError`` (also for a finished game), ``SetupError``, or the
+        error of the first log entry that does not replay (``IllegalAction``...).
+        """
+        assert self.store is not None
+        stored = self.store.load(ident)
+        if stored.finished:
+            raise StoreError(f"game {ident!r} is finished")
+        if len(stored.token_hashes) != 1:
+            raise StoreError(f"game {ident!r} must have one token hash")
+        setup = parse_setup(stored.setup)
+        if setup.seed != stored.seed:
+            raise StoreError(f"game {ident!r}: the seed of its setup is not its seed")
+        entries = stored.log
+        events: list[dict[str, Any]] = []
+        if entries and not is_marker(entries[-1]):
+            # replay the last action on its own: its events say whether play was held
+            game = Game(setup, entries[:-1])
+            events = game.apply(Action.from_json(entries[-1]))
+        else:
+            game = Game(setup, entries)
+        settings = stored.settings
+        pace = settings.get("pace", 1.0)
+        session = GameSession(
+            ident=ident,
+            token="",
+            token_hash=stored.token_hashes[0],
+            game=game,
+            pool=self.pool,
+            config=self.config,
+            pace=float(pace) if isinstance(pace, (int, float)) else 1.0,
+            auto_pair=settings.get("auto_pair") is True,
+            store=self.store,
+            saved=list(game.log),
+            released=settings.get("released", -1),
+        )
+        kinds = {e["type"] for e in events}
+        if game.deal_over:
+            session.hold, session.hold_at = DEAL, session.version
+        elif "trick" in kinds and settings.get("released") != len(entries):
+            session.hold, session.hold_at = TRICK, session.version
+        return session
 
     def _sweep(self) -> None:
         now = time.monotonic()
@@ -357,7 +500,16 @@ class Lobby:
             config=self.config,
             pace=pace,
             auto_pair=setup.auto_pair,
+            store=self.store,
         )
+        if self.store is not None:
+            try:
+                self.store.create(
+                    ident, setup.to_json(), setup.seed, [session.token_hash], session.settings()
+                )
+            except StoreError as e:
+                log.error("game %s could not be saved: %s", ident, e)
+                raise GameError("the server cannot save games now; try again later") from None
         self.sessions[ident] = session
         return session
 
@@ -396,17 +548,37 @@ class Lobby:
                 setup = parse_setup(raw)
             except SetupError as e:
                 raise P.ProtocolError(P.BAD_SETUP, str(e), msg.id) from None
-            session = self.create(setup, PACES[pace_name])
+            try:
+                session = self.create(setup, PACES[pace_name])
+            except GameError as e:
+                raise P.ProtocolError(P.UNAVAILABLE, str(e), msg.id) from None
             mine[msg.id] = session.ident
             return session
         found = self.sessions.get(msg.body["game"])
         if found is None:
+            found = self._recall(msg.body["game"])
+        if found is None:
             raise P.ProtocolError(
                 P.NOT_FOUND, "this game is no longer on the server; start a new one", msg.id
             )
-        if not secrets.compare_digest(found.token, msg.body["token"]):
+        if not found.admits(msg.body["token"]):
             raise P.ProtocolError(P.FORBIDDEN, "wrong token for this game", msg.id)
         return found
+
+    def _recall(self, ident: str) -> GameSession | None:
+        """A stored game this lobby forgot (idle, or beyond ``max_games`` at start)."""
+        if self.store is None:
+            return None
+        try:
+            session = self.restore(ident)
+        except UnknownGame:
+            return None
+        except (StoreError, SetupError, GameError, IllegalAction, ActionError) as e:
+            log.info("game %s cannot be restored: %s", ident, e)
+            return None
+        self._sweep()
+        self.sessions[ident] = session
+        return session
 
 
 def welcome() -> dict[str, Any]:

@@ -90,6 +90,24 @@ class GameSetup:
             "match": self.is_match,
         }
 
+    def to_json(self) -> dict[str, Any]:
+        """The whole setup, seed included, as ``parse_setup`` reads it back (for the store)."""
+        seats: list[dict[str, Any]] = []
+        for s in self.seats:
+            if s.human:
+                seats.append({"human": True, **({"name": s.name} if s.name else {})})
+            else:
+                seats.append({"bot": s.character})
+        return {
+            "profile": self.rules.profile,
+            "options": self.rules.overrides(),
+            "seats": seats,
+            "seed": self.seed,
+            "first_dealer": self.first_dealer,
+            "undo": self.undo,
+            "auto_pair": self.auto_pair,
+        }
+
 
 def _bool(obj: Mapping[str, Any], key: str, default: bool) -> bool:
     value = obj.get(key, default)

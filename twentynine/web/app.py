@@ -25,6 +25,7 @@ from starlette.types import Scope
 
 from ..server.routes import routes as server_routes
 from ..server.session import Lobby, ServerConfig
+from ..server.store import GameStore, StoreError, default_path
 
 STATIC = Path(__file__).parent / "static"
 NO_CACHE = {"Cache-Control": "no-cache"}
@@ -67,8 +68,10 @@ class RevalidatedFiles(StaticFiles):
         return response
 
 
-def create_app(config: ServerConfig | None = None) -> Starlette:
-    lobby = Lobby(config)
+def create_app(config: ServerConfig | None = None, store: GameStore | None = None) -> Starlette:
+    """The app; games are kept in ``store``, else in ``config.db`` (``$TWENTYNINE_DB``), else
+    in memory only."""
+    lobby = Lobby(config, store)
     build = build_id()
     index_html = (STATIC / "index.html").read_text(encoding="utf-8").replace("{{BUILD}}", build)
     worker_js = (
@@ -123,18 +126,28 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     return app
 
 
-def serve(host: str, port: int, open_browser: bool = False) -> int:
+def serve(host: str, port: int, open_browser: bool = False, db: str | None = None) -> int:
+    """Serve the app; games are kept in ``db`` (a path, ``sqlite:///path`` or ``:memory:``),
+    else ``$TWENTYNINE_DB``, else a file under the user's data directory."""
+    import sys
     import threading
     import webbrowser
 
     import uvicorn
 
+    config = ServerConfig.from_env()
+    config.db = db or config.db or str(default_path())
+    try:
+        app = create_app(config)
+    except StoreError as e:
+        print(f"twentynine serve: {e}", file=sys.stderr)
+        return 2
     url = f"http://{host}:{port}/"
-    print(f"twentynine: serving on {url} (Ctrl-C to stop)")
+    print(f"twentynine: serving on {url} (Ctrl-C to stop); games kept in {config.db}")
     if open_browser:
         threading.Timer(1.0, lambda: webbrowser.open(url)).start()
     uvicorn.run(
-        create_app(),
+        app,
         host=host,
         port=port,
         log_level="warning",
