@@ -97,6 +97,14 @@ def raised_target(rules: Rules, bid: int) -> int:
     return min(bid + PAIR_SHIFT, rules.max_bid)
 
 
+def contract_stake(rules: Rules, bid: int, multiplier: int, under_half_loss: bool) -> int:
+    """Game points a contract is worth: 1, or 2 from ``auto_double_from``; times the
+    doubling multiplier; twice that again for a failure with under half the bid."""
+    stake = 2 if rules.auto_double_from is not None and bid >= rules.auto_double_from else 1
+    stake *= multiplier
+    return stake * 2 if under_half_loss else stake
+
+
 def _build_play_tables() -> tuple[tuple[tuple[tuple[Action, ...], ...], ...], ...]:
     tables = []
     for seat in range(4):
@@ -835,12 +843,8 @@ class Deal:
         else:
             if result is None:
                 result = MADE if self.points[team] >= self.target else FAILED
-            stake = 1
-            if r.auto_double_from is not None and self.bid >= r.auto_double_from:
-                stake = 2
-            stake *= MULTIPLIER[self.doubling]
-            if result == FAILED and r.under_half and 2 * self.points[team] < self.bid:
-                stake *= 2
+            under_half = result == FAILED and r.under_half and 2 * self.points[team] < self.bid
+            stake = contract_stake(r, self.bid, MULTIPLIER[self.doubling], under_half)
             self.stake = stake
             self.delta[team] = stake if result == MADE else -stake
         self.result = result

@@ -8,9 +8,9 @@ the result, the stake, each team's game points and the running match score,
 with the match ending at ±``match_target`` as in ``Match``.
 
 The module is pure (no I/O). The pair's effect on the target is the
-engine's own (``lowered_target``, ``raised_target``); the stake follows
-``Deal._finish`` rule by rule (``contract_stake`` below), and the tests
-check the two agree on random finished games. The browser's scorer page
+engine's own (``lowered_target``, ``raised_target``), and so is the stake
+(``contract_stake``); the tests check scorer and engine agree on random
+finished games. The browser's scorer page
 (``web/static/js/scorer.js``) is a line-by-line port of this module; a
 browser test runs one table of cases through both.
 
@@ -32,6 +32,7 @@ from .engine import (
     PAIR_SHIFT,
     SINGLE_FAILED,
     SINGLE_MADE,
+    contract_stake,
     lowered_target,
     raised_target,
 )
@@ -202,17 +203,6 @@ class Line:
 
 def team_name(team: int) -> str:
     return TEAM_NAMES[team]
-
-
-def contract_stake(rules: Rules, bid: int, doubling: int, under_half_loss: bool) -> int:
-    """Game points a contract is worth, as ``Deal._finish`` counts them (RULES §3, §8)."""
-    stake = 1
-    if rules.auto_double_from is not None and bid >= rules.auto_double_from:
-        stake = 2
-    stake *= doubling
-    if under_half_loss:
-        stake *= 2
-    return stake
 
 
 def contract_target(rules: Rules, bid: int, pair: int | None, team: int) -> int:
