@@ -190,6 +190,13 @@ def test_characters_name_every_level_and_build_bots():
         character("nobody")
 
 
+def test_bots_benchmark_cold_start_reports_the_first_expert_decision():
+    from twentynine.benchmarks import bots
+
+    (wall, ready, first) = bots.cold_start(runs=1)[0]
+    assert 0 < first <= ready <= wall
+
+
 def test_bots_benchmark_runs_on_a_tiny_input(capsys):
     from twentynine.benchmarks import bots
 

@@ -95,9 +95,9 @@ def main(argv: list[str] | None = None) -> int:
             f"p95 {p95 * 1000:8.2f} ms, worst {ts[-1] * 1000:8.2f} ms"
         )
     if not args.no_cold:
-        cs = cold_start()
-        print(
-            "  cold start (new process, import, expert bot, 12 decisions): "
-            + ", ".join(f"{x:.2f} s" for x in cs)
-        )
+        for i, (wall, ready, first) in enumerate(cold_start(), start=1):
+            print(
+                f"  cold start {i}: process {wall:.2f} s, first expert card decision "
+                f"{ready:.2f} s after start (that decision {first:.2f} s)"
+            )
     return 0
