@@ -6,41 +6,22 @@ validation of rules and the handling of illegal actions.
 from __future__ import annotations
 
 import pytest
-
-try:
-    from tests.helpers import (
-        NO_VOID_HANDS,
-        NO_VOID_TRICKS,
-        TABLE_EW17_NS11,
-        act,
-        action_of,
-        fill_hands,
-        hands_from_tricks,
-        make_hands,
-        new_deal,
-        one_suit_hands,
-        play_out,
-        play_tricks,
-        rules_of,
-        snapshot,
-    )
-except ImportError:  # tests/ is not a package: pytest puts tests/ itself on sys.path
-    from helpers import (  # type: ignore[no-redef]
-        NO_VOID_HANDS,
-        NO_VOID_TRICKS,
-        TABLE_EW17_NS11,
-        act,
-        action_of,
-        fill_hands,
-        hands_from_tricks,
-        make_hands,
-        new_deal,
-        one_suit_hands,
-        play_out,
-        play_tricks,
-        rules_of,
-        snapshot,
-    )
+from helpers import (
+    NO_VOID_HANDS,
+    NO_VOID_TRICKS,
+    TABLE_EW17_NS11,
+    act,
+    action_of,
+    fill_hands,
+    hands_from_tricks,
+    make_hands,
+    new_deal,
+    one_suit_hands,
+    play_out,
+    play_tricks,
+    rules_of,
+    snapshot,
+)
 
 from twentynine.actions import Action
 from twentynine.cards import parse_card, parse_cards

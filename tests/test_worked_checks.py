@@ -10,31 +10,17 @@ trumps active from the reveal, highest trump else highest of the suit led).
 from __future__ import annotations
 
 import pytest
-
-try:
-    from tests.helpers import (
-        TABLE_EW17_NS11,
-        act,
-        hands_from_tricks,
-        make_hands,
-        new_deal,
-        one_suit_hands,
-        play_out,
-        play_tricks,
-        rules_of,
-    )
-except ImportError:  # tests/ is not a package: pytest puts tests/ itself on sys.path
-    from helpers import (  # type: ignore[no-redef]
-        TABLE_EW17_NS11,
-        act,
-        hands_from_tricks,
-        make_hands,
-        new_deal,
-        one_suit_hands,
-        play_out,
-        play_tricks,
-        rules_of,
-    )
+from helpers import (
+    TABLE_EW17_NS11,
+    act,
+    hands_from_tricks,
+    make_hands,
+    new_deal,
+    one_suit_hands,
+    play_out,
+    play_tricks,
+    rules_of,
+)
 
 from twentynine.engine import Deal
 
