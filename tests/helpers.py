@@ -301,3 +301,22 @@ TABLE_EW17_NS11: list[Trick] = [
     ("W", "7D JD 8S AD"),  # E trumps with 8♠, wins 4
     ("E", "KH 8D 7H JS"),  # N trumps with J♠, wins 3
 ]
+
+
+def played(seed: int, profile: str = "modern", steps: int = 400, **raw: Any) -> Any:
+    """A server game played by random bots (next deals included), ``steps`` entries at most."""
+    from twentynine.bots.characters import BY_ID
+    from twentynine.server.game import Game
+    from twentynine.server.setup import parse_setup
+
+    game = Game(parse_setup({"profile": profile, "seed": seed, **raw}))
+    bot = BY_ID["pip"]
+    for _ in range(steps):
+        if game.match_over:
+            break
+        if game.deal_over:
+            game.next_deal()
+            continue
+        seat = game.to_act
+        game.apply(bot.make(seat).act(game.observation(seat)))
+    return game

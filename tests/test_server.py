@@ -21,6 +21,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient, WebSocketTestSession
 
+from helpers import played
+
 from twentynine.actions import Action
 from twentynine.bots.characters import BY_ID
 from twentynine.record import replay_record
@@ -328,23 +330,9 @@ def test_a_pair_decision_is_not_shown_to_the_other_seats() -> None:
 # ---------------------------------------------------------------------- game object
 
 
-def random_game(seed: int, profile: str = "modern", steps: int = 400) -> Game:
-    game = Game(parse_setup({"profile": profile, "seed": seed}))
-    bot = BY_ID["pip"]
-    for _ in range(steps):
-        if game.match_over:
-            break
-        if game.deal_over:
-            game.next_deal()
-            continue
-        seat = game.to_act
-        game.apply(bot.make(seat).act(game.observation(seat)))
-    return game
-
-
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_game_is_rebuilt_exactly_from_its_log(seed: int) -> None:
-    game = random_game(seed)
+    game = played(seed)
     again = Game(game.setup, game.log)
     assert again.log == game.log
     assert again.match.score == game.match.score

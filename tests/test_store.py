@@ -25,6 +25,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient, WebSocketTestSession
 
+from helpers import played
+
 from twentynine.bots.characters import BY_ID
 from twentynine.engine import IllegalAction
 from twentynine.server.game import Game, GameError
@@ -52,21 +54,6 @@ def store(tmp_path: Path) -> Iterator[SQLiteStore]:
     s = SQLiteStore(tmp_path / "games.sqlite3")
     yield s
     s.close()
-
-
-def played(seed: int, profile: str = "modern", steps: int = 400, **raw: Any) -> Game:
-    """A game played by bots (next deals included), for ``steps`` log entries at most."""
-    game = Game(parse_setup({"profile": profile, "seed": seed, **raw}))
-    bot = BY_ID["pip"]
-    for _ in range(steps):
-        if game.match_over:
-            break
-        if game.deal_over:
-            game.next_deal()
-            continue
-        seat = game.to_act
-        game.apply(bot.make(seat).act(game.observation(seat)))
-    return game
 
 
 def put(store: SQLiteStore, ident: str, game: Game, token: str = "tok") -> None:
