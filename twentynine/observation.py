@@ -66,6 +66,9 @@ class Observation:
     stake: int | None
     delta: tuple[int, int]
     hands: tuple[tuple[int, ...], ...] | None = field(default=None)
+    # Table signals of this deal, (seat, card, "slam" | "drop"), when the table allows
+    # them: what the players chose to say, never a rule and never proof of anything.
+    signals: tuple[tuple[int, int, str], ...] = field(default=())
 
     @property
     def is_my_turn(self) -> bool:
@@ -134,6 +137,7 @@ class Observation:
             "hands": None
             if self.hands is None
             else [[card_text(c) for c in h] for h in self.hands],
+            "signals": [{"seat": s, "card": card_text(c), "signal": k} for s, c, k in self.signals],
         }
 
 

@@ -29,6 +29,7 @@ from ..engine import partner_of
 from ..observation import Observation
 from .base import Bot
 from .knowledge import Knowledge, analyse
+from .signals import slammed_suit
 
 AVERAGE_FOUR_CARD_POINTS = 3.5  # 28 points spread over 32 cards, four in hand
 TEAM_SHARE = 14.0  # half the card points: what a team takes on average
@@ -277,6 +278,12 @@ class CasualBot(Bot):
         opponents = [(seat + 1) % 4, (seat + 3) % 4]
         candidates = _bits(legal & ~keep) or _bits(legal)
         trump = know.trump if know.trumps_active else None
+        asked = slammed_suit(obs)
+        if asked is not None:  # the partner asked for this suit: lead its best card back
+            wanted = [c for c in _bits(legal) if c >> 3 == asked]
+            if wanted:
+                top = max(wanted)
+                return top if know.master(top) else min(wanted)
 
         def safe(c: int) -> bool:
             suit = c >> 3

@@ -31,6 +31,7 @@ from .bidding import BiddingModel, default_model
 from .heuristic import CasualBot, kinds
 from .knowledge import Knowledge, analyse
 from .sampling import Impossible, World, deal_world
+from .signals import consistent_drops, drops
 
 _solver: Solver | None = None
 # Solver speed used to turn a time budget into a node budget (measured on a
@@ -140,10 +141,13 @@ class StrongBot(Bot):
     def weight(self, obs: Observation, know: Knowledge, world: World) -> float:
         return 1.0
 
+    def knowledge(self, obs: Observation, rng: random.Random) -> Knowledge:
+        return analyse(obs)
+
     # -- play ------------------------------------------------------------------------------
     def play(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
         assert obs.seat is not None and obs.bidder is not None
-        know = analyse(obs)
+        know = self.knowledge(obs, rng)
         goal = goal_of(obs)
         sign = 1 if obs.seat & 1 == goal.team else -1
         legal = list(obs.legal)
@@ -226,6 +230,20 @@ class ExpertBot(StrongBot):
     weighted = True
 
     temperature = 1.5  # how firmly a bidder is assumed to pick its best suit
+
+    def knowledge(self, obs: Observation, rng: random.Random) -> Knowledge:
+        """What the cards say, plus the others' drop signals where the cards agree."""
+        know = analyse(obs)
+        found = drops(obs)
+        if found:
+            plain = know.voids
+            know.voids = consistent_drops(know, found)
+            if know.voids != plain:
+                try:
+                    deal_world(know, random.Random(rng.random()), know.trump)
+                except Impossible:
+                    know.voids = plain
+        return know
 
     def sample(self, obs: Observation, know: Knowledge, rng: random.Random) -> World:
         """A world with guessed first batches, so the auction can be weighed."""

@@ -23,6 +23,7 @@ from typing import Any
 from ..actions import Action
 from ..bots.base import RandomBot
 from ..bots.characters import BY_ID
+from ..bots.signals import choose_signal
 from ..observation import Observation
 
 log = logging.getLogger("twentynine.server")
@@ -32,6 +33,13 @@ def decide(character: str, seed: int, obs: Observation) -> dict[str, Any]:
     """Run in a worker: the bot's action as canonical JSON."""
     bot = BY_ID[character].make(seed)
     return bot.act(obs).to_json()
+
+
+def signal_for(character: str, obs: Observation, action: Action) -> str | None:
+    """The honest table signal a bot of this character attaches to ``action``."""
+    if BY_ID[character].level in ("random", "novice"):
+        return None
+    return choose_signal(obs, action)
 
 
 def _warm() -> int:
@@ -97,6 +105,13 @@ class BotPool:
         except Exception:
             log.exception("bot %s failed; playing a fallback", character)
         return fallback(random.getrandbits(32), obs)
+
+    async def decide(
+        self, character: str, seed: int, obs: Observation
+    ) -> tuple[Action, str | None]:
+        """The bot's action and the signal it attaches (None at a table without signals)."""
+        action = await self.act(character, seed, obs)
+        return action, signal_for(character, obs, action)
 
     def close(self) -> None:
         """Stop the workers now: a bot still thinking is not waited for."""

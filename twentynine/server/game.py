@@ -17,6 +17,7 @@ goes through ``observation`` and ``event_views``: the engine's one door.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..actions import PLAY, Action, ActionError
@@ -27,6 +28,9 @@ from .setup import GameSetup
 
 NEXT_DEAL = "next_deal"
 BOT_SEED_SALT = 0xB07
+SIGNAL = "signal"
+# Table signals a player may attach to a card: they never change the rules or the result.
+SIGNALS = ("slam", "drop")
 
 
 class GameError(ValueError):
@@ -55,7 +59,10 @@ class Game:
             if is_marker(entry):
                 self.next_deal()
             else:
-                self.apply(Action.from_json(entry))
+                signal = entry.get(SIGNAL)
+                if signal is not None:
+                    entry = {k: v for k, v in entry.items() if k != SIGNAL}
+                self.apply(Action.from_json(entry), signal)
 
     # ------------------------------------------------------------------ state
     @property
@@ -89,16 +96,34 @@ class Game:
         hands = deal_hands(derive_seed(self.seed, index), dealer, self.rules.clockwise)
         self.match.start_deal(hands)
         self.deal_events = [{"type": "deal_start", "deal": index, "dealer": dealer}]
+        self.signals: list[tuple[int, int, str]] = []  # this deal's (seat, card, signal)
         return list(self.deal_events)
 
-    def apply(self, action: Action) -> list[dict[str, Any]]:
-        """Apply one action of the rules; raise ``IllegalAction`` and change nothing if illegal."""
+    def apply(self, action: Action, signal: str | None = None) -> list[dict[str, Any]]:
+        """Apply one action of the rules; raise ``IllegalAction`` and change nothing if illegal.
+
+        ``signal`` (``slam`` or ``drop``) goes with a played card: it is kept in the
+        log and shown in the card's event, and changes nothing else.
+        """
         if self.match.winner is not None:
             raise IllegalAction("the match is over")
         if self.deal_over:
             raise IllegalAction("the deal is over: start the next deal first")
+        if signal is not None:
+            if signal not in SIGNALS:
+                raise GameError(f"unknown signal {signal!r}; signals are: {', '.join(SIGNALS)}")
+            if action.kind != PLAY:
+                raise GameError("a signal goes with a card you play")
         events = self.match.apply(action)
-        self.log.append(action.to_json())
+        entry = action.to_json()
+        if signal is not None:
+            entry[SIGNAL] = signal
+            for e in events:
+                if e.get("type") == "play" and e.get("seat") == action.seat:
+                    e[SIGNAL] = signal
+            assert action.value is not None  # a card
+            self.signals.append((action.seat, action.value, signal))
+        self.log.append(entry)
         self.deal_events.extend(events)
         return events
 
@@ -143,15 +168,21 @@ class Game:
         self.match = rebuilt.match
         self.log = rebuilt.log
         self.deal_events = rebuilt.deal_events
+        self.signals = rebuilt.signals
 
     # ------------------------------------------------------------------ views
-    def observation(self, seat: int) -> Observation:
-        return observe(self.match, seat)
+    def observation(self, seat: int | None) -> Observation:
+        obs = observe(self.match, seat)
+        if self.signals:
+            obs = replace(obs, signals=tuple(self.signals))
+        return obs
 
-    def view(self, seat: int) -> dict[str, Any]:
+    def view(self, seat: int | None) -> dict[str, Any]:
         return self.observation(seat).to_json()
 
-    def event_views(self, events: Iterable[dict[str, Any]], seat: int) -> list[dict[str, Any]]:
+    def event_views(
+        self, events: Iterable[dict[str, Any]], seat: int | None
+    ) -> list[dict[str, Any]]:
         out = []
         for e in events:
             v = event_view(e, seat)

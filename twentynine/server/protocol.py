@@ -17,6 +17,24 @@ Client to server::
     {"type": "sync",      "id": "c8"}              send me everything again
     {"type": "ping"}
 
+Rooms (four devices at one table; see ``room``)::
+
+    {"type": "room_create", "id": "r1", "setup": {... "clock": 30, "grace": 60}, "name": "Asha"}
+    {"type": "room_join",   "id": "r2", "code": "K7QM-3XWP", "token": "...", "name": "Ravi"}
+    {"type": "sit",         "id": "r3", "seat": 2, "name": "Ravi"}    take an open seat
+    {"type": "stand",       "id": "r4"}                             leave it (and watch)
+    {"type": "seat_bot",    "id": "r5", "seat": 1, "bot": "dada"}   host: a bot, a URL, "" opens
+    {"type": "swap",        "id": "r6", "a": 1, "b": 3}             host: swap two seats
+    {"type": "start",       "id": "r7"}                             host: every seat is filled
+
+An ``act`` may carry ``"signal": "slam"`` or ``"drop"`` with a card, at a
+table that allows signals. Before its start a room answers with ``room``
+messages (``{"type": "room", "v", "code", "you", "host", "seats", "setup",
+"table", "game"}``, plus ``token`` for the one who just got a seat); after
+the start every client gets ``state`` and ``update`` as for any game, with
+a ``table`` block (presence of each seat, the turn clock, spectators). A
+spectator's views and events are under the key ``public``.
+
 Server to client (every message carries ``v``, the game's version; it grows
 by one with every change of the game, and 0 before a game is joined)::
 
@@ -44,7 +62,24 @@ from typing import Any
 MAX_MESSAGE_BYTES = 4096
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
-TYPES = ("create", "join", "act", "continue", "next_deal", "undo", "configure", "sync", "ping")
+TYPES = (
+    "create",
+    "join",
+    "act",
+    "continue",
+    "next_deal",
+    "undo",
+    "configure",
+    "sync",
+    "ping",
+    "room_create",
+    "room_join",
+    "sit",
+    "stand",
+    "seat_bot",
+    "swap",
+    "start",
+)
 
 # Error codes (the client turns them into words of its own language).
 BAD_JSON = "bad_json"
@@ -59,19 +94,39 @@ BAD_ACTION = "bad_action"
 NOT_YOUR_SEAT = "not_your_seat"
 ILLEGAL = "illegal"
 UNAVAILABLE = "unavailable"
+# rooms
+FULL = "full"
+TAKEN = "taken"
+NOT_READY = "not_ready"
+STARTED = "started"
 
 _FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "create": {"setup": dict},
     "join": {"game": str, "token": str},
-    "act": {"action": dict},
+    "act": {"action": dict, "signal": str},
     "continue": {"at": int},
     "next_deal": {},
     "undo": {"seat": int},
     "configure": {"auto_pair": bool},
     "sync": {},
     "ping": {},
+    "room_create": {"setup": dict, "name": str},
+    "room_join": {"code": str, "token": str, "name": str},
+    "sit": {"seat": int, "name": str},
+    "stand": {},
+    "seat_bot": {"seat": int, "bot": str},
+    "swap": {"a": int, "b": int},
+    "start": {},
 }
-_OPTIONAL = {"undo": {"seat"}, "continue": {"at"}, "ping": {"id"}}
+_OPTIONAL = {
+    "undo": {"seat"},
+    "continue": {"at"},
+    "ping": {"id"},
+    "act": {"signal"},
+    "room_create": {"name"},
+    "room_join": {"token", "name"},
+    "sit": {"name"},
+}
 
 
 class ProtocolError(ValueError):

@@ -64,8 +64,7 @@ async def game_socket(ws: WebSocket) -> None:
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        if session is not None:
-            session.detach(conn)
+        lobby.leave(conn, session)
 
 
 async def api_meta(request: Request) -> Response:

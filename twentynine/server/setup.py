@@ -37,13 +37,22 @@ class SeatSetup:
     seat: int
     character: str | None = None
     name: str | None = None
+    url: str | None = None  # a contest bot played over HTTP (``protocols.bhoos``)
 
     @property
     def human(self) -> bool:
-        return self.character is None
+        return self.character is None and self.url is None
 
     def public(self) -> dict[str, Any]:
         """What every player may know about this seat."""
+        if self.url is not None:
+            return {
+                "seat": self.seat,
+                "kind": "bot",
+                "character": None,
+                "name": self.name or "contest bot",
+                "level": "external",
+            }
         if self.character is None:
             return {"seat": self.seat, "kind": "human", "name": self.name}
         c = BY_ID[self.character]
@@ -65,6 +74,7 @@ class GameSetup:
     undo: bool = True
     auto_pair: bool = False
     options: Mapping[str, Any] = field(default_factory=dict)
+    signals: bool = True  # players may attach a table signal (slam, drop) to a card
 
     @property
     def human_seats(self) -> tuple[int, ...]:
@@ -88,13 +98,16 @@ class GameSetup:
             "seats": [s.public() for s in self.seats],
             "undo": self.undo_allowed,
             "match": self.is_match,
+            "signals": self.signals,
         }
 
     def to_json(self) -> dict[str, Any]:
         """The whole setup, seed included, as ``parse_setup`` reads it back (for the store)."""
         seats: list[dict[str, Any]] = []
         for s in self.seats:
-            if s.human:
+            if s.url is not None:
+                seats.append({"url": s.url})
+            elif s.human:
                 seats.append({"human": True, **({"name": s.name} if s.name else {})})
             else:
                 seats.append({"bot": s.character})
@@ -106,6 +119,7 @@ class GameSetup:
             "first_dealer": self.first_dealer,
             "undo": self.undo,
             "auto_pair": self.auto_pair,
+            "signals": self.signals,
         }
 
 
@@ -119,9 +133,21 @@ def _bool(obj: Mapping[str, Any], key: str, default: bool) -> bool:
 def _seat(index: int, raw: Any) -> SeatSetup:
     if not isinstance(raw, Mapping):
         raise SetupError(f"seat {index} must be an object like {{'human': true}} or {{'bot': id}}")
-    unknown = set(raw) - {"human", "bot", "name"}
+    unknown = set(raw) - {"human", "bot", "name", "url"}
     if unknown:
         raise SetupError(f"seat {index}: unknown key {sorted(unknown)[0]!r}")
+    if "url" in raw:
+        url = raw["url"]
+        if len(raw) != 1 or not isinstance(url, str):
+            raise SetupError(f"seat {index}: a contest bot is {{'url': 'http://host:port'}}")
+        from ..protocols.bhoos.adapter import parse_spec
+
+        try:
+            base, _, _ = parse_spec(url)
+        except ValueError as e:
+            raise SetupError(f"seat {index}: {e}") from None
+        host = base.split("://", 1)[1].split("/", 1)[0]
+        return SeatSetup(index, None, f"bot at {host}"[:MAX_NAME], url)
     if raw.get("human") is True:
         if "bot" in raw:
             raise SetupError(f"seat {index} cannot be both a person and a bot")
@@ -138,8 +164,11 @@ def _seat(index: int, raw: Any) -> SeatSetup:
     return SeatSetup(index, ident, None)
 
 
-def parse_setup(raw: Any) -> GameSetup:
-    """Read a setup object from a client; raise ``SetupError`` with a clear message."""
+def parse_setup(raw: Any, allow_bot_south: bool = False) -> GameSetup:
+    """Read a setup object from a client; raise ``SetupError`` with a clear message.
+
+    ``allow_bot_south``: a room may seat a bot at South (its people sit anywhere).
+    """
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):
@@ -154,6 +183,7 @@ def parse_setup(raw: Any) -> GameSetup:
         "first_dealer",
         "undo",
         "auto_pair",
+        "signals",
     }
     if unknown:
         raise SetupError(f"unknown setup key {sorted(unknown)[0]!r}")
@@ -188,8 +218,10 @@ def parse_setup(raw: Any) -> GameSetup:
     if not isinstance(seats_raw, list) or len(seats_raw) != 4:
         raise SetupError("'seats' must list the four seats: South, West, North, East")
     seats = tuple(_seat(i, s) for i, s in enumerate(seats_raw))
-    if not seats[0].human:
+    if not seats[0].human and not allow_bot_south:
         raise SetupError("South (seat 0) is the first person at this device; it cannot be a bot")
+    if any(s.url is not None for s in seats) and rules.profile != "bhoos":
+        raise SetupError("a contest bot by URL plays the 'bhoos' profile only")
 
     seed = raw.get("seed")
     if seed is None:
@@ -209,4 +241,5 @@ def parse_setup(raw: Any) -> GameSetup:
         undo=_bool(raw, "undo", not rules.match_target),
         auto_pair=_bool(raw, "auto_pair", False),
         options=options,
+        signals=_bool(raw, "signals", True),
     )
