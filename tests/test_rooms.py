@@ -8,6 +8,7 @@ table settings (the real bounds are seconds to minutes).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import json
 import re
@@ -45,10 +46,8 @@ _open: list[WebSocketTestSession] = []
 def close_all() -> None:
     while _open:
         ws = _open.pop()
-        try:
+        with contextlib.suppress(Exception):  # already closed by the test
             ws.__exit__(None, None, None)
-        except Exception:  # already closed by the test
-            pass
 
 
 @pytest.fixture
@@ -270,7 +269,7 @@ def test_the_host_swaps_seats_and_opens_them_again(client: TestClient) -> None:
 def test_start_gives_each_seat_its_own_view_and_spectators_the_public_one(
     client: TestClient,
 ) -> None:
-    host, guest, watcher, state, guest_state, _ = started_room(client)
+    _host, guest, watcher, state, guest_state, _ = started_room(client)
     assert state["seats"] == [0] and guest_state["seats"] == [2]
     watched = until(watcher, lambda m: m["type"] in ("state", "update"), timeout=5)
     send(watcher, type="sync", id="y1")
@@ -361,15 +360,19 @@ def test_spectators_never_see_a_hidden_card(client: TestClient) -> None:
 
 
 def test_a_player_who_leaves_is_away_then_reclaims_the_seat(client: TestClient) -> None:
-    host, guest, watcher, state, _, token = started_room(client)
+    host, guest, _watcher, state, _, token = started_room(client)
     game = state["game"]
     guest.close()
-    away = until(host, lambda m: (m.get("table") or {}).get("presence", [{}] * 4)[2].get("state") == "away")
+    away = until(
+        host, lambda m: (m.get("table") or {}).get("presence", [{}] * 4)[2].get("state") == "away"
+    )
     assert 0 < away["table"]["presence"][2]["grace_left"] <= 60
-    back, seen = join(client, state["table"]["code"], ident="k1", token=token)
+    _back, seen = join(client, state["table"]["code"], ident="k1", token=token)
     assert seen["type"] == "state" and seen["seats"] == [2] and seen["game"] == game
     assert seen["views"]["2"]["hand"]  # its own cards again
-    until(host, lambda m: (m.get("table") or {}).get("presence", [{}] * 4)[2].get("state") == "here")
+    until(
+        host, lambda m: (m.get("table") or {}).get("presence", [{}] * 4)[2].get("state") == "here"
+    )
     # a wrong token does not reclaim anything: it only watches
     _, other = join(client, state["table"]["code"], ident="k2", token="forged-token")
     assert other["type"] == "state" and other["seats"] == []
@@ -378,7 +381,7 @@ def test_a_player_who_leaves_is_away_then_reclaims_the_seat(client: TestClient) 
 def test_after_the_grace_a_bot_plays_for_the_away_player_until_they_return(
     client: TestClient,
 ) -> None:
-    host, guest, watcher, state, _, token = started_room(client)
+    host, guest, _watcher, state, _, token = started_room(client)
     session = session_of(client, state["game"])
     assert session.table is not None
     session.table = dataclasses.replace(session.table, grace=0.3)
@@ -402,7 +405,7 @@ def test_after_the_grace_a_bot_plays_for_the_away_player_until_they_return(
             answer(host, f"h{counter}")
         time.sleep(0.02)
     assert any(e.get("seat") == 2 for e in session.game.log[start:]), "no stand-in move"
-    back, seen = join(client, state["table"]["code"], ident="k1", token=token)
+    _back, seen = join(client, state["table"]["code"], ident="k1", token=token)
     assert seen["seats"] == [2]
     assert seen["table"]["presence"][2]["state"] == "here"
     assert 2 not in session.standin
@@ -411,7 +414,7 @@ def test_after_the_grace_a_bot_plays_for_the_away_player_until_they_return(
 def test_the_turn_clock_lets_a_bot_make_one_move_then_gives_the_seat_back(
     client: TestClient,
 ) -> None:
-    host, guest, watcher, state, _, _ = started_room(client, clock=30)
+    host, _guest, _watcher, state, _, _ = started_room(client, clock=30)
     session = session_of(client, state["game"])
     assert session.table is not None
     session.table = dataclasses.replace(session.table, clock=1)
@@ -422,9 +425,7 @@ def test_the_turn_clock_lets_a_bot_make_one_move_then_gives_the_seat_back(
     while time.monotonic() < deadline and len(session.game.log) < 3:
         time.sleep(0.05)
     assert len(session.game.log) >= 3, "the clock never ran out"
-    seen = until(
-        host, lambda m: ((m.get("table") or {}).get("clock") or {}).get("total") == 1
-    )
+    seen = until(host, lambda m: ((m.get("table") or {}).get("clock") or {}).get("total") == 1)
     clock = seen["table"]["clock"]
     assert 0 <= clock["left"] <= 1 and clock["seat"] in (0, 2)
     assert session.timed_out in (None, session.game.to_act)
@@ -470,7 +471,7 @@ def test_signals_go_with_cards_and_are_refused_otherwise(client: TestClient) -> 
 
 
 def test_a_table_without_signals_refuses_them(client: TestClient) -> None:
-    host, guest, watcher, state, _, _ = started_room(client, signals=False)
+    host, guest, _watcher, state, _, _ = started_room(client, signals=False)
     assert state["setup"]["signals"] is False
     session = session_of(client, state["game"])
     deadline = time.monotonic() + 30
@@ -511,7 +512,7 @@ def test_rooms_and_their_games_survive_a_restart(tmp_path: Any) -> None:
         lobby = c.app.state.lobby  # type: ignore[attr-defined]
         assert waiting in lobby.rooms and lobby.rooms[waiting].game is None
         assert [s.kind for s in lobby.rooms[waiting].slots] == ["human", "bot", "open", "open"]
-        back, seen = join(c, code, ident="k1", token=token)
+        _back, seen = join(c, code, ident="k1", token=token)
         assert seen["type"] == "state" and seen["game"] == game and seen["seats"] == [2]
         assert seen["table"]["presence"][0]["state"] == "away"
         _, lobby_view = join(c, waiting, ident="k2")

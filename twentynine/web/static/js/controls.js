@@ -99,6 +99,16 @@ export function renderControls(el, promptEl, obs, ui, act) {
         playBtn.id = "play-button";
         const items = [playBtn];
         if (g.reveal) items.push(button(t("ctl.reveal"), { key: "R", testid: "reveal", onclick: () => act.send({ seat, reveal: true }) }));
+        if (game.setup?.signals) {
+          // a table signal goes with the next card played: pressed again, it is taken back
+          for (const kind of ["slam", "drop"]) {
+            const on = ui.signal === kind;
+            const btn = button(t(`signal.${kind}`), { testid: `signal-${kind}`, cls: on ? "toggle on" : "toggle", aria: t(`signal.${kind}_aria`), onclick: () => act.toggleSignal(kind) });
+            btn.setAttribute("aria-pressed", String(on));
+            btn.title = t(`signal.${kind}_help`);
+            items.push(btn);
+          }
+        }
         parts.push(row(...items));
         break;
       }

@@ -213,8 +213,10 @@ export function describe(ev, viewer) {
       return tYou(`ev.${ev.type}`, ev.seat, viewer, { x: ev.multiplier });
     case "reveal":
       return tYou(ev.asked ? "ev.reveal_asked" : "ev.reveal", ev.seat, viewer, { suit: suitName(ev.trump) });
-    case "play":
-      return tYou("ev.play", ev.seat, viewer, { card: cardName(ev.card) });
+    case "play": {
+      const line = tYou("ev.play", ev.seat, viewer, { card: cardName(ev.card) });
+      return ev.signal ? `${line} ${t(`signal.${ev.signal}_said`)}` : line;
+    }
     case "trick":
       return tYou("ev.trick", ev.winner, viewer, { n: ev.trick, count: ev.points });
     case "pair":

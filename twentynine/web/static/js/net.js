@@ -16,6 +16,8 @@ export class Net {
     this.counter = 0;
     this.pending = new Map(); // id -> {msg, resolve, reject}
     this.game = null; // {id, token}
+    this.room = null; // {code, token}: a room this page is in (its token may be null: watching)
+    this.lag = null; // the last ping's round trip, in ms
     this.v = 0;
     this.ws = null;
     this.status = "connecting";
@@ -32,6 +34,8 @@ export class Net {
   start() {
     this._open();
     window.addEventListener("online", () => this.retryNow());
+    // the device lost its network: say so now rather than when the socket times out
+    window.addEventListener("offline", () => this.ws?.close());
   }
 
   _setStatus(status) {
@@ -54,8 +58,10 @@ export class Net {
     ws.onopen = () => {
       this.attempt = 0;
       this._setStatus("online");
-      if (this.game) this._send({ type: "join", id: this._id(), game: this.game.id, token: this.game.token });
+      if (this.room) this._send(this._roomJoin());
+      else if (this.game) this._send({ type: "join", id: this._id(), game: this.game.id, token: this.game.token });
       else this._flush();
+      this._ping();
     };
     ws.onmessage = (ev) => this._receive(ev.data);
     ws.onclose = () => {
@@ -64,6 +70,21 @@ export class Net {
       this._scheduleRetry();
     };
     ws.onerror = () => {};
+  }
+
+  _roomJoin() {
+    const msg = { type: "room_join", id: this._id(), code: this.room.code };
+    if (this.room.token) msg.token = this.room.token;
+    return msg;
+  }
+
+  // Every 15 s while connected: how long a message takes there and back.
+  _ping() {
+    clearTimeout(this.pingTimer);
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
+    this.pingAt = performance.now();
+    this._send({ type: "ping" });
+    this.pingTimer = setTimeout(() => this._ping(), 15000);
   }
 
   _scheduleRetry() {
@@ -96,7 +117,7 @@ export class Net {
 
   _flush() {
     for (const { msg } of this.pending.values()) {
-      if (msg.type === "join") continue;
+      if (msg.type === "join" || msg.type === "room_join") continue;
       this._send(msg);
     }
   }
@@ -106,16 +127,17 @@ export class Net {
     const msg = { type, id: this._id(), ...body };
     return new Promise((resolve, reject) => {
       this.pending.set(msg.id, { msg, resolve, reject });
-      if (type === "create" || type === "join" || this.joined) this._send(msg);
+      if (["create", "join", "room_create", "room_join"].includes(type) || this.joined) this._send(msg);
     });
   }
 
-  // Forget a game (a new game replaces it).
+  // Forget a game or room (a new one replaces it).
   leave() {
     this.game = null;
+    this.room = null;
     this.v = 0;
     for (const [id, p] of this.pending) {
-      if (p.msg.type !== "create") {
+      if (p.msg.type !== "create" && p.msg.type !== "room_create" && p.msg.type !== "room_join") {
         p.reject({ code: "left", message: "" });
         this.pending.delete(id);
       }
@@ -140,8 +162,24 @@ export class Net {
     switch (msg.type) {
       case "welcome":
         return;
+      case "pong":
+        if (this.pingAt) this.lag = Math.round(performance.now() - this.pingAt);
+        return;
+      case "room":
+        this.room = { code: msg.code, token: msg.token || this.room?.token || null };
+        this.game = null;
+        this.v = msg.v;
+        this.joined = true;
+        this._settle(msg, true);
+        this.onMessage(msg);
+        this._flush();
+        return;
       case "state":
-        if (msg.token) this.game = { id: msg.game, token: msg.token };
+        if (msg.table) {
+          if (!this.room || this.room.code !== msg.table.code) this.room = { code: msg.table.code, token: msg.token || null };
+          else if (msg.token) this.room = { ...this.room, token: msg.token };
+          this.game = null;
+        } else if (msg.token) this.game = { id: msg.game, token: msg.token };
         else if (this.game) this.game = { ...this.game, id: msg.game };
         this.v = msg.v;
         this.joined = true;
@@ -162,8 +200,15 @@ export class Net {
         this._settle(msg, true);
         return;
       case "error":
-        if (msg.id) this._settle(msg, false);
-        if (msg.code === "not_found" || msg.code === "forbidden") this.game = null;
+        if (msg.id && this.pending.has(msg.id)) {
+          // a request's answer: its promise says what went wrong
+          this._settle(msg, false);
+          return;
+        }
+        if ((msg.code === "not_found" || msg.code === "forbidden") && !this.joined) {
+          this.game = null;
+          this.room = null;
+        }
         this.onMessage(msg);
         return;
       default:

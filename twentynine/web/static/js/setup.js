@@ -5,6 +5,7 @@
 import { h, replace } from "./dom.js";
 import { has, t } from "./i18n.js";
 import { SEAT_KEYS } from "./model.js";
+import { playerName as roomPlayerName } from "./room.js";
 
 const KEY = "twentynine.setup";
 const LEVEL_ORDER = ["random", "novice", "casual", "strong", "expert"];
@@ -38,10 +39,17 @@ function defaults(meta) {
     undo: null, // null: the default for the length
     autoPair: false,
     seed: "",
+    where: "here", // "here": people at this device; "room": an online room
+    clock: 0,
+    grace: 60,
+    signals: true,
   };
 }
 
-export function buildSetup(root, meta, { onStart, onRules, onCancel, canCancel }) {
+const CLOCKS = [0, 15, 30, 60, 120];
+const GRACES = [30, 60, 120, 300];
+
+export function buildSetup(root, meta, { onStart, onCreateRoom, onJoinRoom, onRules, onCancel, canCancel }) {
   const prev = saved();
   const st = { ...defaults(meta), ...(prev || {}) };
   if (!meta.profiles[st.profile]) st.profile = "pagat";
@@ -230,7 +238,34 @@ export function buildSetup(root, meta, { onStart, onRules, onCancel, canCancel }
       blurb,
     );
   }
-  const humans = () => st.seats.filter((s) => s === "human").length;
+  const humans = () => (st.where === "room" ? 1 : st.seats.filter((s) => s === "human").length);
+
+  // ---------------------------------------------------------------- here, or an online room
+  const whereBox = h(
+    "div",
+    { class: "where", role: "radiogroup", "aria-label": t("setup.where") },
+    ["here", "room"].map((w) =>
+      h(
+        "label",
+        { class: "radio" },
+        h("input", { type: "radio", name: "where", value: w, checked: st.where === w, dataset: { testid: `where-${w}` }, onchange: () => { st.where = w; refresh(false); } }),
+        t(`setup.where_${w}`),
+      ),
+    ),
+  );
+  const roomName = h("input", { type: "text", maxlength: 24, value: roomPlayerName(), dataset: { testid: "room-create-name" }, placeholder: t("room.name_placeholder") });
+  function roomSettings() {
+    const select = (testid, values, current, label, onchange) =>
+      h("select", { dataset: { testid }, onchange: (e) => onchange(Number(e.target.value)) }, values.map((v) => h("option", { value: v, selected: v === current }, label(v))));
+    return h(
+      "div",
+      { class: "room-settings" },
+      h("p", { class: "note" }, t("setup.room_help")),
+      h("label", {}, t("room.your_name"), " ", roomName),
+      h("label", {}, t("setup.clock"), " ", select("setup-clock", CLOCKS, st.clock, (v) => (v ? t("setup.clock_n", { n: v }) : t("setup.clock_off")), (v) => { st.clock = v; })),
+      h("label", {}, t("setup.grace"), " ", select("setup-grace", GRACES, st.grace, (v) => t("setup.grace_n", { n: v }), (v) => { st.grace = v; })),
+    );
+  }
 
   // ---------------------------------------------------------------- table settings
   const tableBox = h("div", { class: "table-settings" });
@@ -249,8 +284,11 @@ export function buildSetup(root, meta, { onStart, onRules, onCancel, canCancel }
     );
     targetInput.value = st.target;
     targetInput.disabled = st.length !== "match";
-    // seats
-    replace(seatsBox, [0, 1, 2, 3].map(seatControl));
+    // seats, or the room's settings
+    for (const input of whereBox.querySelectorAll("input")) input.checked = input.value === st.where;
+    if (st.where === "room") replace(seatsBox, roomSettings());
+    else replace(seatsBox, [0, 1, 2, 3].map(seatControl));
+    startBtn.textContent = st.where === "room" ? t("setup.create_room") : t("setup.start");
     // table
     const undoDefault = st.length === "single";
     const undo = st.undo === null ? undoDefault : st.undo;
@@ -282,10 +320,23 @@ export function buildSetup(root, meta, { onStart, onRules, onCancel, canCancel }
         t("setup.auto_pair"),
         h("span", { class: "help muted" }, multi ? t("setup.auto_pair_hotseat") : t("setup.auto_pair_help")),
       ),
+      h(
+        "label",
+        { class: "check" },
+        h("input", { type: "checkbox", checked: st.signals, dataset: { testid: "setup-signals" }, onchange: (e) => { st.signals = e.target.checked; } }),
+        t("setup.signals"),
+        h("span", { class: "help muted" }, t("setup.signals_help")),
+      ),
     );
     if (full) {
       for (const input of profileList.querySelectorAll("input")) input.checked = input.value === st.profile;
     }
+  }
+
+  function toRoomSetup() {
+    const setup = { profile: st.profile, options: { ...st.options }, length: st.length, signals: st.signals, clock: st.clock, grace: st.grace };
+    if (st.length === "match") setup.target = st.target;
+    return setup;
   }
 
   function toSetup() {
@@ -299,6 +350,7 @@ export function buildSetup(root, meta, { onStart, onRules, onCancel, canCancel }
       pace: st.pace,
       undo: multi ? false : st.undo === null ? st.length === "single" : st.undo,
       auto_pair: st.autoPair || multi,
+      signals: st.signals,
     };
     if (st.length === "match") setup.target = st.target;
     if (st.seed !== "") {
@@ -333,13 +385,48 @@ export function buildSetup(root, meta, { onStart, onRules, onCancel, canCancel }
     }
     startBtn.disabled = true;
     try {
-      await onStart(setup);
+      if (st.where === "room") await onCreateRoom(toRoomSetup(), roomName.value.trim());
+      else await onStart(setup);
     } catch (err) {
       error.textContent = err?.message || String(err);
     } finally {
       startBtn.disabled = false;
     }
   });
+
+  const codeInput = h("input", { type: "text", maxlength: 12, autocomplete: "off", spellcheck: false, placeholder: "ABCD-EFGH", "aria-label": t("setup.join_code"), dataset: { testid: "join-code" } });
+  const joinError = h("p", { class: "form-error", role: "alert", dataset: { testid: "join-error" } });
+  const joinBtn = h(
+    "button",
+    {
+      type: "button",
+      dataset: { testid: "join-room" },
+      onclick: async () => {
+        joinError.textContent = "";
+        const code = codeInput.value.trim();
+        if (!code) {
+          joinError.textContent = t("setup.join_empty");
+          return;
+        }
+        joinBtn.disabled = true;
+        try {
+          await onJoinRoom(code);
+        } catch (err) {
+          joinError.textContent = err?.message || String(err);
+        } finally {
+          joinBtn.disabled = false;
+        }
+      },
+    },
+    t("setup.join"),
+  );
+  codeInput.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      joinBtn.click();
+    }
+  });
+  const joinBox = h("div", { class: "join-room" }, h("label", {}, t("setup.join_code"), " ", codeInput), joinBtn, joinError);
 
   const quick = h(
     "div",
@@ -369,6 +456,7 @@ export function buildSetup(root, meta, { onStart, onRules, onCancel, canCancel }
   form.append(
     h("h1", { id: "setup-title" }, t("setup.title")),
     quick,
+    joinBox,
     h("section", {}, h("h2", {}, t("setup.profile")), profileList),
     h(
       "details",
@@ -378,7 +466,7 @@ export function buildSetup(root, meta, { onStart, onRules, onCancel, canCancel }
       h("div", { class: "option" }, h("label", { for: "setup-seed" }, t("setup.seed")), seedInput, h("p", { class: "help muted" }, t("setup.seed_help"))),
     ),
     h("section", {}, h("h2", {}, t("setup.length")), lengthBox),
-    h("section", {}, h("h2", {}, t("setup.players")), h("p", { class: "note" }, t("setup.bots_honest")), seatsBox),
+    h("section", {}, h("h2", {}, t("setup.players")), whereBox, h("p", { class: "note" }, t("setup.bots_honest")), seatsBox),
     h("section", {}, h("h2", {}, t("setup.table")), tableBox),
     error,
     h(
