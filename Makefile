@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8029
 
-.PHONY: play test chromium lint typecheck unit bench clean
+.PHONY: play test chromium postgres lint typecheck unit bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,11 +25,15 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 play: $(VENV)/.installed-play
 	$(BIN)/twentynine serve --host $(HOST) --port $(PORT) --open
 
-test: $(VENV)/.installed-test chromium lint typecheck unit
+test: $(VENV)/.installed-test chromium postgres lint typecheck unit
 
 # The browser tests drive Debian's chromium; install it when it is missing.
 chromium:
 	./scripts/ensure-chromium
+
+# The store tests start a PostgreSQL server of their own; install it when it is missing.
+postgres:
+	./scripts/ensure-postgres
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check twentynine tests

@@ -7,11 +7,14 @@ the test modules stay independent of each other (no ``import conftest``).
 from __future__ import annotations
 
 import json
+import os
 import random
-from collections.abc import Callable
+import subprocess
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from pg import Cluster, Unavailable, start_cluster
 
 from twentynine import record
 from twentynine.actions import KINDS, Action
@@ -88,3 +91,42 @@ def play() -> Callable[..., Match]:
 @pytest.fixture(scope="session")
 def record_json() -> Callable[[Match], dict[str, Any]]:
     return record_of
+
+
+# ---------------------------------------------------------------------- PostgreSQL
+
+
+def _no_postgres(reason: str) -> None:
+    """Skip a test that needs PostgreSQL; in CI, where the project installs it, fail it."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"PostgreSQL is required in CI: {reason}", pytrace=False)
+    pytest.skip(f"no PostgreSQL server: {reason}")
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """A throw-away PostgreSQL server of this test process (see ``tests/pg.py``)."""
+    cluster: Cluster | None = None
+    try:
+        import psycopg  # noqa: F401
+
+        cluster = start_cluster()
+    except ImportError as e:
+        why = f"psycopg is not installed ({e}); pip install -e '.[test]'"
+    except (Unavailable, OSError, subprocess.SubprocessError) as e:
+        why = str(e)
+    if cluster is None:
+        _no_postgres(why)  # outside the except: the reason alone, no traceback
+        return
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster) -> Iterator[str]:
+    """The URL of a new, empty database for one test; dropped after it."""
+    url = pg_cluster.new_database()
+    yield url
+    pg_cluster.drop_database(url)
