@@ -12,6 +12,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import protocol as P
+from .history import routes as history_routes
 from .meta import meta
 from .session import GameSession, Lobby, dumps, welcome
 
@@ -94,5 +95,6 @@ def routes() -> list[BaseRoute]:
         WebSocketRoute("/ws", game_socket),
         Route("/api/meta", api_meta),
         Route("/api/games/{game}/record", api_record),
+        *history_routes(),
         Route("/healthz", health),
     ]

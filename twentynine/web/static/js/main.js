@@ -4,10 +4,12 @@
 import { cardName, installSprites } from "./cards.js";
 import { renderControls } from "./controls.js";
 import { $, h, replace } from "./dom.js";
+import { buildHistory, isHistoryRoute, rememberGame } from "./history.js";
 import { loadCatalog, t, translatePage } from "./i18n.js";
 import { installKeys } from "./keys.js";
 import { describe, game, groupLegal, hotSeat, myTurn, playerName, seatName, whyNot } from "./model.js";
 import { Net } from "./net.js";
+import { codeFromHash, decorateSeats, decorateTrick, keepName, keepToken, playerName as savedName, renderLobby, roomLine, roomTokens, tickCountdowns } from "./room.js";
 import { openHowTo, openRules, openSettings } from "./pages.js";
 import { buildScorer } from "./scorepage.js";
 import { loadSettings, reducedMotion, settings, update as updateSettings } from "./settings.js";
@@ -35,6 +37,7 @@ let autoNextTimer = null;
 // ------------------------------------------------------------------ helpers
 
 function displaySeat() {
+  if (game.spectator) return "public";
   if (ui.viewer !== null) return ui.viewer;
   return game.seats.includes(ui.anchor) ? ui.anchor : game.seats[0];
 }
@@ -92,6 +95,8 @@ function show(screen) {
   $("#screen-setup").hidden = screen !== "setup";
   $("#screen-table").hidden = screen !== "table";
   $("#screen-score").hidden = screen !== "score";
+  $("#screen-history").hidden = screen !== "history";
+  $("#screen-room").hidden = screen !== "room";
   document.body.dataset.screen = screen;
 }
 
@@ -99,6 +104,8 @@ function showSetup() {
   if (!meta) return;
   buildSetup($("#setup"), meta, {
     onStart: startGame,
+    onCreateRoom: createRoom,
+    onJoinRoom: (code) => joinRoom(code),
     onRules: ({ profile, options }) => openRules(profile, options),
     onCancel: () => {
       show("table");
@@ -123,12 +130,91 @@ function showScorer() {
   view.focus();
 }
 
+// The history of this browser's games (#history) and the replay of one (#replay/<id>).
+function showHistory() {
+  const view = buildHistory($("#screen-history"), location.hash, {
+    onBack: () => {
+      history.pushState(null, "", location.pathname + location.search);
+      leaveScorer();
+    },
+    onResume: openGame,
+  });
+  show("history");
+  view.focus();
+}
+
+// Back to the table of a game this browser holds (from the history).
+function openGame(id, token) {
+  history.pushState(null, "", location.pathname + location.search);
+  if (net.game && net.game.id === id && game.setup) {
+    show("table");
+    render();
+    return;
+  }
+  net.leave();
+  net.game = { id, token };
+  show("loading");
+  if (net.ws && net.ws.readyState === WebSocket.OPEN) net.request("join", { game: id, token }).catch((err) => toast(errorText(err), "error"));
+  else net.retryNow();
+}
+
+// Leave the score sheet or the history for the table (or the new-game form).
 function leaveScorer() {
-  if (ui.screen !== "score") return;
+  if (ui.screen !== "score" && ui.screen !== "history") return;
   if (game.setup) {
     show("table");
     render();
-  } else showSetup();
+  } else if (game.room && net.room) showRoom(game.room);
+  else showSetup();
+}
+
+// ------------------------------------------------------------------ rooms
+
+async function createRoom(setup, name) {
+  if (ui.connection !== "online") throw new Error(t("offline.cannot_start"));
+  keepName(name);
+  net.leave();
+  await net.request("room_create", { setup, ...(name ? { name } : {}) }).catch((err) => {
+    throw new Error(errorText(err));
+  });
+}
+
+async function joinRoom(code, { quiet = false } = {}) {
+  const clean = code.replace(/[\s-]/g, "").toUpperCase();
+  if (ui.connection !== "online") throw new Error(t("offline.cannot_start"));
+  net.leave();
+  const token = roomTokens()[clean];
+  const name = savedName();
+  net.room = { code: clean, token: token || null };
+  const body = { code: clean, ...(token ? { token } : {}), ...(name ? { name } : {}) };
+  await net.request("room_join", body).catch((err) => {
+    net.room = null;
+    if (quiet) return;
+    throw new Error(errorText(err));
+  });
+}
+
+function leaveRoom() {
+  net.leave();
+  game.setup = null;
+  game.room = null;
+  if (codeFromHash(location.hash)) history.pushState(null, "", location.pathname + location.search);
+  showSetup();
+  net.retryNow();
+  if (net.ws) net.ws.close();
+}
+
+function showRoom(room) {
+  game.room = room;
+  if (room.token) keepToken(room.code, room.token);
+  renderLobby($("#screen-room"), room, meta, {
+    send: (type, body) => net.request(type, body),
+    onLeave: leaveRoom,
+    onError: (err) => toast(errorText(err), "error"),
+  });
+  const first = ui.screen !== "room";
+  show("room");
+  if (first) $("#screen-room h1")?.focus?.();
 }
 
 async function startGame(setup) {
@@ -168,6 +254,12 @@ function onStatus(status) {
 
 function settleViewer() {
   const seats = game.seats;
+  if (game.spectator) {
+    ui.viewer = null;
+    ui.anchor = 0;
+    ui.handover = null;
+    return;
+  }
   if (!seats.length) return;
   if (!hotSeat()) {
     ui.viewer = seats[0];
@@ -194,7 +286,17 @@ function settleViewer() {
 }
 
 function onMessage(msg) {
+  if (msg.type === "room") {
+    if (meta) showRoom(msg);
+    else setTimeout(() => onMessage(msg), 200);
+    return;
+  }
   if (msg.type === "state" || msg.type === "update") {
+    if (msg.table) {
+      game.table = msg.table;
+      game.tableAt = performance.now();
+    }
+    game.forfeit = msg.forfeit || null;
     const fresh = msg.type === "state";
     if (fresh) {
       if (game.id !== msg.game) {
@@ -207,7 +309,10 @@ function onMessage(msg) {
       game.id = msg.game;
       game.setup = msg.setup;
       game.seats = msg.seats;
+      game.spectator = !!msg.table && msg.seats.length === 0;
+      game.table = msg.table || null;
       game.events = {};
+      if (msg.table && net.room?.token) keepToken(msg.table.code, net.room.token);
       if (typeof msg.auto_pair === "boolean" && msg.auto_pair !== settings().autoPair && !hotSeat()) {
         // the table keeps the player's setting
         net.request("configure", { auto_pair: settings().autoPair }).catch(() => {});
@@ -217,12 +322,14 @@ function onMessage(msg) {
       } catch {
         /* ignore */
       }
+      rememberGame(net.game || (net.room?.token && !game.spectator ? { id: msg.game, token: net.room.token } : {}));
     }
     const before = game.views[displaySeat()];
-    for (const [seat, view] of Object.entries(msg.views)) game.views[Number(seat)] = view;
+    const key = (seat) => (seat === "public" ? "public" : Number(seat));
+    for (const [seat, view] of Object.entries(msg.views)) game.views[key(seat)] = view;
     const lines = [];
     for (const [seat, evs] of Object.entries(msg.events)) {
-      const s = Number(seat);
+      const s = key(seat);
       if (fresh || msg.reset) game.events[s] = [...evs];
       else game.events[s] = [...(game.events[s] || []), ...evs];
     }
@@ -231,6 +338,19 @@ function onMessage(msg) {
     game.canUndo = msg.can_undo;
     game.over = msg.over;
     game.v = msg.v;
+    // A contest bot's fault ended the game: a banner over the table says whose, and why.
+    let forfeit = $("#forfeit");
+    if (msg.forfeit && !forfeit) {
+      forfeit = h("div", { id: "forfeit", class: "banner", role: "alert", dataset: { testid: "forfeit" } });
+      $("#status").before(forfeit);
+    }
+    if (forfeit) {
+      const f = msg.forfeit;
+      const text = f ? t("forfeit.body", { who: playerName(f.seat, ui.viewer), seat: seatName(f.seat), message: f.message }) : "";
+      forfeit.hidden = !f;
+      if (f && forfeit.dataset.text !== text) replace(forfeit, h("strong", {}, t("forfeit.title")), " ", text);
+      forfeit.dataset.text = text;
+    }
     settleViewer();
     if (!fresh) {
       let evs = (msg.events[displaySeat()] || []).filter((e) => !(ui.viewer === null && e.type === "pass" && e.stage === "pair"));
@@ -249,22 +369,27 @@ function onMessage(msg) {
       ui.bidValue = null;
     }
     void before;
-    if (fresh && ui.screen !== "score") show("table");
+    if (fresh && ui.screen !== "score" && ui.screen !== "history") {
+      show("table");
+      if (msg.table && !codeFromHash(location.hash)) history.replaceState(null, "", `#room/${msg.table.code}`);
+    }
     render();
     if (lines.length) announce(lines);
     scheduleAutoNext();
     return;
   }
   if (msg.type === "error") {
-    if (msg.code === "not_found" || msg.code === "forbidden") {
+    if ((msg.code === "not_found" || msg.code === "forbidden") && !net.joined) {
       try {
         sessionStorage.removeItem(SAVED_GAME);
       } catch {
         /* ignore */
       }
       game.setup = null;
-      showSetup();
-      toast(t("error.game_gone"), "error");
+      const inRoom = !!net.room;
+      net.room = null;
+      if (ui.screen !== "history") showSetup();
+      toast(inRoom ? errorText(msg) : t("error.game_gone"), "error");
       return;
     }
     if (msg.id) return; // answered through the request's promise
@@ -284,13 +409,13 @@ function scheduleAutoNext() {
 // ------------------------------------------------------------------ actions
 
 const actions = {
-  send(action) {
+  send(action, signal = null) {
     if (ui.busy) return;
     ui.busy = true;
     if (hotSeat()) ui.viewer = null; // hide this hand at once; the next player claims the device
     ui.selected = null;
     net
-      .request("act", { action })
+      .request("act", signal && game.setup?.signals ? { action, signal } : { action })
       .catch((err) => toast(errorText(err), "error"))
       .finally(() => {
         ui.busy = false;
@@ -305,7 +430,13 @@ const actions = {
       toast(whyNot(obs, card, game.hold), "warn");
       return;
     }
-    actions.send({ seat: obs.seat, play: card });
+    const signal = ui.signal;
+    ui.signal = null;
+    actions.send({ seat: obs.seat, play: card }, signal);
+  },
+  toggleSignal(kind) {
+    ui.signal = ui.signal === kind ? null : kind;
+    render();
   },
   nextTrick() {
     if (game.hold !== "trick") return;
@@ -437,7 +568,12 @@ function render() {
   renderStatus($("#status"), obs, viewer);
   renderStrip($("#strip"), currentEvents(), viewer);
   renderSeats($("#seats"), obs, viewer, ui.anchor);
+  decorateSeats($("#seats"), game.table, game.tableAt);
   renderTrick($("#trick"), obs, viewer, ui.anchor);
+  decorateTrick($("#trick"), obs);
+  const line = roomLine(game.table, game.spectator);
+  $(".room-line")?.remove();
+  if (line) $("#status").after(line);
   ui.shownCards = renderHand($("#hand"), vobs, ui);
   renderControls($("#controls"), $("#prompt"), vobs, ui, actions);
   renderResult($("#result"), obs, viewer, actions);
@@ -510,9 +646,17 @@ function wireShell() {
     if (location.hash !== "#score") location.hash = "#score";
     else showScorer();
   });
+  $("#btn-history").addEventListener("click", () => {
+    if (location.hash !== "#history") location.hash = "#history";
+    else showHistory();
+  });
   window.addEventListener("hashchange", () => {
     if (location.hash === "#score") showScorer();
-    else leaveScorer();
+    else if (isHistoryRoute(location.hash)) showHistory();
+    else if (codeFromHash(location.hash)) {
+      const code = codeFromHash(location.hash);
+      if (net.room?.code !== code) joinRoom(code).catch((err) => toast(err.message, "error"));
+    } else leaveScorer();
   });
   $("#btn-rules").addEventListener("click", () => {
     if (game.setup) openRules(game.setup.profile, game.setup.options);
@@ -578,6 +722,7 @@ async function boot() {
     openHowTo,
   });
   registerWorker();
+  setInterval(tickCountdowns, 1000);
   net = new Net({ onMessage, onStatus });
   let saved = null;
   try {
@@ -586,11 +731,14 @@ async function boot() {
     saved = null;
   }
   if (saved && saved.id && saved.token) net.game = saved;
+  const linked = codeFromHash(location.hash);
+  if (linked) net.room = { code: linked, token: roomTokens()[linked] || null };
   net.start();
   meta = await loadMeta();
   if (ui.connection === "offline" && net.ws) onStatus(net.status);
   if (location.hash === "#score") showScorer();
-  else if (!net.game) showSetup();
+  else if (isHistoryRoute(location.hash)) showHistory();
+  else if (!net.game && !net.room) showSetup();
   else if (ui.screen === "loading") replace($("#setup"), h("p", { class: "muted" }, t("app.rejoining")));
   document.body.classList.remove("booting");
   window.twentynine = {

@@ -225,6 +225,8 @@ export function describe(ev, viewer) {
       return t(`ev.deal_end_${ev.result.replace("-", "_")}`, { count: ev.stake ?? 0 });
     case "match_end":
       return t("ev.match_end", { team: teamName(ev.winner) });
+    case "forfeit":
+      return t("forfeit.event", { who: w(ev.seat), team: teamName(ev.team), message: ev.message });
     default:
       return null;
   }
