@@ -123,9 +123,10 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--open", action="store_true", help="open a browser on the page")
     s.add_argument(
         "--db",
-        metavar="PATH",
-        help="where games are kept: a SQLite file, sqlite:///PATH or :memory: (default:"
-        " $TWENTYNINE_DB, else ~/.local/share/twentynine/games.sqlite3)",
+        metavar="PATH|URL",
+        help="where games are kept: a SQLite file, sqlite:///PATH, :memory:, or"
+        " postgresql://USER@HOST:PORT/DB (default: $TWENTYNINE_DB, else"
+        " ~/.local/share/twentynine/games.sqlite3)",
     )
 
     bs = add("bot-serve", "Serve one of our bots over the bot-contest HTTP protocol (BHOOS.md).")

@@ -126,6 +126,17 @@ def create_app(config: ServerConfig | None = None, store: GameStore | None = Non
     return app
 
 
+def shown_db(where: str) -> str:
+    """A database path or URL as it may be printed: a password in a URL is masked."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(where)
+    if parts.password is None:
+        return where
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
 def serve(host: str, port: int, open_browser: bool = False, db: str | None = None) -> int:
     """Serve the app; games are kept in ``db`` (a path, ``sqlite:///path`` or ``:memory:``),
     else ``$TWENTYNINE_DB``, else a file under the user's data directory."""
@@ -143,7 +154,7 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
         print(f"twentynine serve: {e}", file=sys.stderr)
         return 2
     url = f"http://{host}:{port}/"
-    print(f"twentynine: serving on {url} (Ctrl-C to stop); games kept in {config.db}")
+    print(f"twentynine: serving on {url} (Ctrl-C to stop); games kept in {shown_db(config.db)}")
     if open_browser:
         threading.Timer(1.0, lambda: webbrowser.open(url)).start()
     uvicorn.run(

@@ -246,10 +246,17 @@ function onStatus(status) {
   } else {
     banner.hidden = true;
   }
+  showConnection();
+}
+
+// The connection dot: online or not, and the last measured round trip.
+function showConnection() {
+  const status = ui.connection;
   const dot = $("#conn");
   dot.dataset.state = status;
-  dot.title = t(`conn.${status}`);
-  dot.setAttribute("aria-label", t(`conn.${status}`));
+  const words = status === "online" && net?.lag !== null && net?.lag !== undefined ? t("conn.online_lag", { ms: net.lag }) : t(`conn.${status}`);
+  dot.title = words;
+  dot.setAttribute("aria-label", words);
 }
 
 function settleViewer() {
@@ -722,7 +729,10 @@ async function boot() {
     openHowTo,
   });
   registerWorker();
-  setInterval(tickCountdowns, 1000);
+  setInterval(() => {
+    tickCountdowns();
+    showConnection();
+  }, 1000);
   net = new Net({ onMessage, onStatus });
   let saved = null;
   try {

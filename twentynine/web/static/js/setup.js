@@ -173,8 +173,9 @@ export function buildSetup(root, meta, { onStart, onCreateRoom, onJoinRoom, onRu
     "aria-label": t("setup.target_aria"),
     dataset: { testid: "setup-target" },
     onchange: (e) => {
+      // nothing else depends on the target: redrawing would move this very input mid-event
       st.target = Math.max(1, parseInt(e.target.value, 10) || meta.default_match_target);
-      refresh(false);
+      targetInput.value = st.target;
     },
   });
 
