@@ -21,7 +21,8 @@ plays, in playing order, so its first batch is what it plays in tricks 1-4).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from twentynine.actions import FLAG_KINDS, Action
@@ -320,3 +321,60 @@ def played(seed: int, profile: str = "modern", steps: int = 400, **raw: Any) -> 
         seat = game.to_act
         game.apply(bot.make(seat).act(game.observation(seat)))
     return game
+
+
+# ---------------------------------------------------------------------------
+# Our own contest bot behind its HTTP protocol, as an external bot would run.
+
+
+def loopback_port() -> int:
+    """A TCP port free on 127.0.0.1 at the time of asking."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def bot_serve(level: str = "casual", seconds: float = 60) -> Iterator[str]:
+    """``twentynine bot-serve --level LEVEL`` as a subprocess on a free loopback port.
+
+    Yields the bot's URL once it answers ``/hi``; the process is stopped on exit.
+    """
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    port = loopback_port()
+    cmd = [sys.executable, "-m", "twentynine.cli", "bot-serve", "--level", level]
+    proc = subprocess.Popen(
+        [*cmd, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + seconds
+        while True:
+            if proc.poll() is not None:
+                err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+                raise AssertionError(f"bot-serve stopped with status {proc.returncode}: {err}")
+            try:
+                if httpx.get(f"{url}/hi", timeout=1, trust_env=False).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, f"bot-serve did not answer within {seconds} s"
+            time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        if proc.stderr is not None:
+            proc.stderr.close()

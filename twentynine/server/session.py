@@ -618,6 +618,7 @@ class GameSession:
                 if character is None or self.hold is not None:
                     return
                 version = self.version
+                position = list(self.game.log)  # the position the bot decides on
                 obs = self.game.observation(seat)
                 seed = self.game.bot_seed(seat)
             started = loop.time()
@@ -627,7 +628,7 @@ class GameSession:
                     action = await self._ask_external(seat, obs)
                 except BotFault as fault:
                     async with self.lock:
-                        if self.version == version:
+                        if not self.over:  # a fault ends the game, whatever happened meanwhile
                             await self._forfeit(seat, fault)
                     return
             else:
@@ -636,7 +637,11 @@ class GameSession:
             if wait > 0:
                 await asyncio.sleep(wait)
             async with self.lock:
-                if self.version != version:  # an undo or a new deal overtook the bot
+                # An undo or a new deal overtook the bot. A contest bot's answer stands unless
+                # the position itself changed: it is never asked the same question twice.
+                if character == "url" and self.game.log != position:
+                    continue
+                if character != "url" and self.version != version:
                     continue
                 try:
                     await self._apply(action, signal=signal if self.setup.signals else None)
@@ -669,6 +674,9 @@ class GameSession:
         info["seat"] = seat
         info["team"] = seat & 1
         info["request"] = _short_json(info.get("request"))
+        answer = info.get("answer")
+        if isinstance(answer, str) and len(answer) > 2000:  # kept, and sent to every client
+            info["answer"] = answer[:2000] + "..."
         self.forfeit = info
         self.hold = None
         log.warning("game %s forfeited by %s: %s", self.ident, SEAT_NAMES[seat], fault)
