@@ -527,3 +527,43 @@ def test_room_state_round_trips_through_json() -> None:
     room = make_room({"profile": "modern", "clock": 20}, "tok", "Asha")
     again = Room.from_json(room.code, json.loads(json.dumps(room.to_json())), None)
     assert again.to_json() == room.to_json()
+
+
+def test_two_players_may_use_the_same_message_id(client: TestClient) -> None:
+    """Replies are remembered per seat: another seat's id never answers for this one."""
+    host, guest, _watcher, state, _, _ = started_room(client)
+    session = session_of(client, state["game"])
+    deadline = time.monotonic() + 30
+    applied = {0: False, 2: False}
+    while time.monotonic() < deadline and not all(applied.values()):
+        seat = session.game.to_act
+        if seat in applied and not applied[seat] and session.game.legal_for(seat):
+            ws = host if seat == 0 else guest
+            before = len(session.game.log)
+            send(ws, type="act", id="same-id", action=session.game.legal_for(seat)[0].to_json())
+            reply = answer(ws, "same-id")
+            assert reply["type"] == "ack" and not reply.get("duplicate"), reply
+            assert len(session.game.log) > before
+            applied[seat] = True
+        time.sleep(0.01)
+    assert all(applied.values())
+
+
+def test_contest_bot_seats_need_rules_the_protocol_can_play(client: TestClient) -> None:
+    from twentynine.server.setup import SetupError, parse_setup
+
+    seats = [
+        {"human": True},
+        {"url": "http://bot:pw@127.0.0.1:9/"},
+        {"bot": "tara"},
+        {"bot": "pip"},
+    ]
+    with pytest.raises(SetupError, match="doubling"):
+        parse_setup({"profile": "bhoos", "options": {"doubling": True}, "seats": seats})
+    setup = parse_setup({"profile": "bhoos", "length": "single", "seats": seats})
+    assert setup.seats[1].name == "bot at 127.0.0.1:9"  # never the credentials
+    assert setup.undo is True and setup.undo_allowed is False  # a contest bot is never re-asked
+    host, _room = new_room(client, profile="bhoos", options={"doubling": True})
+    send(host, type="seat_bot", id="u1", seat=1, bot="http://127.0.0.1:9/")
+    refused = answer(host, "u1")
+    assert refused["code"] == "bad_setup" and "doubling" in refused["message"]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bots.characters import BY_ID, CHARACTERS
-from .setup import MAX_NAME, SEAT_NAMES, GameSetup, SetupError, parse_setup
+from .setup import MAX_NAME, SEAT_NAMES, GameSetup, SetupError, parse_setup, url_bot_name
 from .store import hash_token
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no I, L, O, 0 or 1
@@ -262,13 +262,14 @@ class Room:
             if self.setup.get("profile") != "bhoos":
                 raise RoomError("bad_setup", "a contest bot by URL plays the 'bhoos' profile only")
             from ..protocols.bhoos.adapter import parse_spec
+            from ..protocols.bhoos.notation import check_rules
 
             try:
                 base, _, _ = parse_spec(bot)
+                check_rules(parse_setup({**self.setup, "seats": _placeholder_seats()}).rules)
             except ValueError as e:
-                raise RoomError("bad_setup", str(e)) from None
-            host = base.split("://", 1)[1].split("/", 1)[0]
-            self.slots[seat] = Slot(URL, name=f"bot at {host}"[:MAX_NAME], url=bot)
+                raise RoomError("bad_setup", str(e).replace(" (use --profile bhoos)", "")) from None
+            self.slots[seat] = Slot(URL, name=url_bot_name(base), url=bot)
         elif bot in BY_ID:
             self.slots[seat] = Slot(BOT, character=bot)
         else:

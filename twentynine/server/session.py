@@ -82,7 +82,7 @@ class ServerConfig:
             max_games=max(1, _env_int("TWENTYNINE_MAX_GAMES", 200)),
             db=os.environ.get("TWENTYNINE_DB") or None,
             trick_pause=max(0, _env_int("TWENTYNINE_TRICK_PAUSE_MS", 1500)) / 1000,
-            url_bots=os.environ.get("TWENTYNINE_URL_BOTS", "1") != "0",
+            url_bots=os.environ.get("TWENTYNINE_URL_BOTS", "1") != "0",  # see web.app.serve
         )
 
 
@@ -123,7 +123,11 @@ class GameSession:
     hold_at: int = 0
     auto_pair: bool = False
     clients: dict[Connection, Seating] = field(default_factory=dict)
-    replies: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
+    # replies to recent messages, by (the sender's seats, message id): a resend from the
+    # same seats (say after a reconnect) is answered again, never applied twice
+    replies: OrderedDict[tuple[tuple[int, ...], str], dict[str, Any]] = field(
+        default_factory=OrderedDict
+    )
     last_active: float = field(default_factory=time.monotonic)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     driver: asyncio.Task[None] | None = None
@@ -402,9 +406,11 @@ class GameSession:
             await self._changed([])
         self.kick()
 
-    def _remember(self, ident: str | None, reply: dict[str, Any]) -> dict[str, Any]:
+    def _remember(
+        self, seats: tuple[int, ...], ident: str | None, reply: dict[str, Any]
+    ) -> dict[str, Any]:
         if ident is not None:
-            self.replies[ident] = reply
+            self.replies[(seats, ident)] = reply
             while len(self.replies) > REPLIES_KEPT:
                 self.replies.popitem(last=False)
         return reply
@@ -417,8 +423,8 @@ class GameSession:
         if msg.type == "sync":
             await self._send(conn, self.state_message(seating, msg.id))
             return
-        if msg.id is not None and msg.id in self.replies:
-            await self._send(conn, {**self.replies[msg.id], "duplicate": True})
+        if msg.id is not None and (seating.seats, msg.id) in self.replies:
+            await self._send(conn, {**self.replies[(seating.seats, msg.id)], "duplicate": True})
             return
         async with self.lock:
             try:
@@ -434,7 +440,7 @@ class GameSession:
                 reply = P.error(P.ILLEGAL, str(e), msg.id, self.version)
             except GameError as e:
                 reply = P.error(P.UNAVAILABLE, str(e), msg.id, self.version)
-            self._remember(msg.id, reply)
+            self._remember(seating.seats, msg.id, reply)
         await self._send(conn, reply)
         self.kick()
 

@@ -86,8 +86,9 @@ class GameSetup:
 
     @property
     def undo_allowed(self) -> bool:
-        """Undo is for practice against bots: one person at the table only."""
-        return self.undo and len(self.human_seats) == 1
+        """Undo is for practice against our bots: one person at the table, no contest bot
+        (which must never be asked a question it already answered)."""
+        return self.undo and len(self.human_seats) == 1 and all(s.url is None for s in self.seats)
 
     def public(self) -> dict[str, Any]:
         """The setup as clients may see it. The seed stays on the server: it names every deal."""
@@ -123,6 +124,17 @@ class GameSetup:
         }
 
 
+def url_bot_name(base: str) -> str:
+    """A contest bot's public name: its host and port, never credentials in its URL."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base)
+    where = parts.hostname or "?"
+    if parts.port is not None:
+        where = f"{where}:{parts.port}"
+    return f"bot at {where}"[:MAX_NAME]
+
+
 def _bool(obj: Mapping[str, Any], key: str, default: bool) -> bool:
     value = obj.get(key, default)
     if not isinstance(value, bool):
@@ -146,8 +158,7 @@ def _seat(index: int, raw: Any) -> SeatSetup:
             base, _, _ = parse_spec(url)
         except ValueError as e:
             raise SetupError(f"seat {index}: {e}") from None
-        host = base.split("://", 1)[1].split("/", 1)[0]
-        return SeatSetup(index, None, f"bot at {host}"[:MAX_NAME], url)
+        return SeatSetup(index, None, url_bot_name(base), url)
     if raw.get("human") is True:
         if "bot" in raw:
             raise SetupError(f"seat {index} cannot be both a person and a bot")
@@ -220,8 +231,15 @@ def parse_setup(raw: Any, allow_bot_south: bool = False) -> GameSetup:
     seats = tuple(_seat(i, s) for i, s in enumerate(seats_raw))
     if not seats[0].human and not allow_bot_south:
         raise SetupError("South (seat 0) is the first person at this device; it cannot be a bot")
-    if any(s.url is not None for s in seats) and rules.profile != "bhoos":
-        raise SetupError("a contest bot by URL plays the 'bhoos' profile only")
+    if any(s.url is not None for s in seats):
+        if rules.profile != "bhoos":
+            raise SetupError("a contest bot by URL plays the 'bhoos' profile only")
+        from ..protocols.bhoos.notation import check_rules
+
+        try:
+            check_rules(rules)
+        except RulesError as e:
+            raise SetupError(str(e).replace(" (use --profile bhoos)", "")) from None
 
     seed = raw.get("seed")
     if seed is None:

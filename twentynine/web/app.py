@@ -148,6 +148,10 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
 
     config = ServerConfig.from_env()
     config.db = db or config.db or str(default_path())
+    if "TWENTYNINE_URL_BOTS" not in os.environ and host not in ("127.0.0.1", "localhost", "::1"):
+        # a contest bot seat makes the server call the URL a player gives: fine on one's own
+        # machine, an open door on a public address unless its owner says otherwise
+        config.url_bots = False
     try:
         app = create_app(config)
     except StoreError as e:
@@ -155,6 +159,8 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
         return 2
     url = f"http://{host}:{port}/"
     print(f"twentynine: serving on {url} (Ctrl-C to stop); games kept in {shown_db(config.db)}")
+    if not config.url_bots:
+        print("twentynine: contest bots by URL are off here (TWENTYNINE_URL_BOTS=1 allows them)")
     if open_browser:
         threading.Timer(1.0, lambda: webbrowser.open(url)).start()
     uvicorn.run(

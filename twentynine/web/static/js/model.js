@@ -145,6 +145,7 @@ export function whyNot(obs, card, hold) {
 export function prompt(obs, viewer, hold = null) {
   if (!obs) return "";
   if (obs.phase === "over") return "";
+  if (game.forfeit) return t("forfeit.title");
   if (hold === "trick" && !(myTurn(obs) && obs.phase === "pair")) return myTurn(obs) ? t("prompt.review_lead") : t("prompt.review");
   if (!myTurn(obs)) {
     if (obs.to_act === null) return t("prompt.waiting");

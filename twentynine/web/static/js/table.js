@@ -191,7 +191,7 @@ function seatPlate(seat, obs, viewer, anchor) {
   const info = game.setup.seats[seat];
   const pos = position(seat, anchor);
   const name = playerName(seat, viewer);
-  const acting = obs.to_act === seat && game.hold === null && obs.phase !== "over";
+  const acting = obs.to_act === seat && game.hold === null && obs.phase !== "over" && !game.forfeit;
   const badges = [];
   if (obs.dealer === seat) badges.push(h("span", { class: "badge badge-dealer", title: t("seat.dealer") }, t("seat.dealer_short")));
   if (obs.bidder === seat && obs.single === null)
