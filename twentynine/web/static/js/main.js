@@ -467,8 +467,9 @@ const actions = {
     showSetup();
   },
   recordUrl() {
-    if (!net.game) return "#";
-    return `/api/games/${encodeURIComponent(net.game.id)}/record?token=${encodeURIComponent(net.game.token)}`;
+    const token = net.game?.token || (game.spectator ? null : net.room?.token);
+    if (!token || !game.id) return "#";
+    return `/api/games/${encodeURIComponent(game.id)}/record?token=${encodeURIComponent(token)}`;
   },
 };
 

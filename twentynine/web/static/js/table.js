@@ -438,9 +438,12 @@ export function renderResult(el, obs, viewer, actions) {
       )
     : null;
   const buttons = h("div", { class: "result-actions" });
-  if (obs.winner === null) buttons.append(h("button", { type: "button", class: "primary", dataset: { testid: "next-deal" }, onclick: actions.nextDeal }, t("ctl.next_deal")));
-  buttons.append(h("button", { type: "button", class: obs.winner === null ? "" : "primary", dataset: { testid: "result-new-game" }, onclick: actions.newGame }, t("ctl.new_game")));
-  buttons.append(h("a", { class: "button link", href: actions.recordUrl(), target: "_blank", rel: "noopener", download: "" }, t("ctl.record")));
+  // a spectator watches: the next deal is the players' to ask for, the record theirs to take
+  if (obs.winner === null && !game.spectator && !game.forfeit)
+    buttons.append(h("button", { type: "button", class: "primary", dataset: { testid: "next-deal" }, onclick: actions.nextDeal }, t("ctl.next_deal")));
+  buttons.append(h("button", { type: "button", class: obs.winner === null && !game.spectator ? "" : "primary", dataset: { testid: "result-new-game" }, onclick: actions.newGame }, t("ctl.new_game")));
+  const record = actions.recordUrl();
+  if (record !== "#") buttons.append(h("a", { class: "button link", href: record, target: "_blank", rel: "noopener", download: "" }, t("ctl.record")));
   el.hidden = false;
   replace(
     el,
