@@ -84,6 +84,10 @@ def test_four_browsers_play_a_room_with_a_network_drop_and_a_spectator(
         assert len(code.replace("-", "")) == 8
         link = host.get_attribute("[data-testid=room-link]", "href")
         assert link and link.endswith("#room/" + code)
+        # the address is the room's: a reload comes back to it, still as its host
+        host.reload()
+        host.wait_for_selector("[data-testid=room-start]")
+        assert host.inner_text("[data-testid=room-code]") == code
 
         # a wrong code says so
         watcher.goto(server + "/")

@@ -9,7 +9,7 @@ import { loadCatalog, t, translatePage } from "./i18n.js";
 import { installKeys } from "./keys.js";
 import { describe, game, groupLegal, hotSeat, myTurn, playerName, seatName, whyNot } from "./model.js";
 import { Net } from "./net.js";
-import { codeFromHash, decorateSeats, decorateTrick, keepName, keepToken, playerName as savedName, renderLobby, roomLine, roomTokens, tickCountdowns } from "./room.js";
+import { codeFromHash, decorateSeats, formatCode, decorateTrick, keepName, keepToken, playerName as savedName, renderLobby, roomLine, roomTokens, tickCountdowns } from "./room.js";
 import { openHowTo, openRules, openSettings } from "./pages.js";
 import { buildScorer } from "./scorepage.js";
 import { loadSettings, reducedMotion, settings, update as updateSettings } from "./settings.js";
@@ -213,6 +213,8 @@ function showRoom(room) {
     onError: (err) => toast(errorText(err), "error"),
   });
   const first = ui.screen !== "room";
+  // the address is the invite link: a reload (or a bookmark) comes back to this room
+  if (codeFromHash(location.hash) !== room.code) history.replaceState(null, "", `#room/${formatCode(room.code)}`);
   show("room");
   if (first) $("#screen-room h1")?.focus?.();
 }
