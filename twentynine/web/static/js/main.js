@@ -8,6 +8,7 @@ import { loadCatalog, t, translatePage } from "./i18n.js";
 import { installKeys } from "./keys.js";
 import { describe, game, groupLegal, hotSeat, myTurn, playerName, seatName, whyNot } from "./model.js";
 import { Net } from "./net.js";
+import * as offline from "./offline.js";
 import { openHowTo, openRules, openSettings } from "./pages.js";
 import { buildScorer } from "./scorepage.js";
 import { loadSettings, reducedMotion, settings, update as updateSettings } from "./settings.js";
@@ -29,6 +30,7 @@ const ui = {
 };
 let meta = null;
 let net = null;
+let engineWhere = "server"; // where the engine of this table runs: "server" or "browser"
 let installEvent = null;
 let autoNextTimer = null;
 
@@ -97,7 +99,9 @@ function show(screen) {
 
 function showSetup() {
   if (!meta) return;
-  buildSetup($("#setup"), meta, {
+  const bots = offline.defaultBots(meta, offline.engineFor(ui.connection));
+  buildSetup($("#setup"), { ...meta, default_bots: bots }, {
+    extra: offline.engineChoice(ui.connection),
     onStart: startGame,
     onRules: ({ profile, options }) => openRules(profile, options),
     onCancel: () => {
@@ -131,8 +135,23 @@ function leaveScorer() {
   } else showSetup();
 }
 
+// The same table talks to the server (websocket) or to the engine in this
+// browser (offline.js): only the connection differs.
+function useEngine(where, game = null) {
+  if (net && engineWhere === where) return;
+  if (net) net.stop();
+  engineWhere = where;
+  net = new Net({ onMessage, onStatus, connect: where === "browser" ? offline.connect : null });
+  if (game) net.game = game;
+  offline.showBadge(where);
+  net.start();
+}
+
 async function startGame(setup) {
-  if (ui.connection !== "online") throw new Error(t("offline.cannot_start"));
+  const where = offline.engineFor(ui.connection);
+  if (where === "server" && ui.connection !== "online") throw new Error(t("offline.cannot_start"));
+  useEngine(where);
+  if (where === "server") offline.forgetGame();
   updateSettings({ autoPair: !!setup.auto_pair });
   net.leave();
   const msg = await net.request("create", { setup }).catch((err) => {
@@ -155,6 +174,9 @@ function onStatus(status) {
       t("offline.body"),
       " ",
       h("button", { type: "button", onclick: () => net.retryNow(), dataset: { testid: "retry" } }, t("offline.retry")),
+      offline.available() && engineWhere === "server"
+        ? h("button", { type: "button", onclick: () => { offline.choose("browser"); showSetup(); }, dataset: { testid: "play-in-browser" } }, t("engine.play_here"))
+        : null,
     );
     banner.hidden = false;
   } else {
@@ -329,7 +351,7 @@ const actions = {
     showSetup();
   },
   recordUrl() {
-    if (!net.game) return "#";
+    if (!net.game || engineWhere === "browser") return "#";
     return `/api/games/${encodeURIComponent(net.game.id)}/record?token=${encodeURIComponent(net.game.token)}`;
   },
 };
@@ -578,15 +600,18 @@ async function boot() {
     openHowTo,
   });
   registerWorker();
-  net = new Net({ onMessage, onStatus });
   let saved = null;
   try {
     saved = JSON.parse(sessionStorage.getItem(SAVED_GAME) || "null");
   } catch {
     saved = null;
   }
-  if (saved && saved.id && saved.token) net.game = saved;
-  net.start();
+  if (!(saved && saved.id && saved.token)) saved = null;
+  // a game kept in this browser (unfinished) resumes there
+  await offline.loadConfig();
+  const kept = offline.available() ? offline.keptGame() : null;
+  if (kept && (!saved || saved.id === kept.id)) useEngine("browser", kept);
+  else useEngine("server", saved);
   meta = await loadMeta();
   if (ui.connection === "offline" && net.ws) onStatus(net.status);
   if (location.hash === "#score") showScorer();
@@ -600,6 +625,8 @@ async function boot() {
     view: () => currentObs(),
     idle: () => !ui.busy && net.pending.size === 0,
     version: () => net.v,
+    engine: () => engineWhere,
+    offline,
     settings: () => settings(),
     setSettings: (c) => {
       updateSettings(c);

@@ -41,7 +41,7 @@ function defaults(meta) {
   };
 }
 
-export function buildSetup(root, meta, { onStart, onRules, onCancel, canCancel }) {
+export function buildSetup(root, meta, { onStart, onRules, onCancel, canCancel, extra = null }) {
   const prev = saved();
   const st = { ...defaults(meta), ...(prev || {}) };
   if (!meta.profiles[st.profile]) st.profile = "pagat";
@@ -380,6 +380,7 @@ export function buildSetup(root, meta, { onStart, onRules, onCancel, canCancel }
     h("section", {}, h("h2", {}, t("setup.length")), lengthBox),
     h("section", {}, h("h2", {}, t("setup.players")), h("p", { class: "note" }, t("setup.bots_honest")), seatsBox),
     h("section", {}, h("h2", {}, t("setup.table")), tableBox),
+    extra,
     error,
     h(
       "div",
