@@ -198,6 +198,7 @@ class BrowserStore:
         game.record = _copy(dict(record))
         game.updated = self._tick()
         self._write(game, before)
+        self.prune()
 
     # ---------------------------------------------------------------- reads
     def unfinished(self, limit: int | None = None) -> list[str]:
