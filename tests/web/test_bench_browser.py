@@ -14,9 +14,9 @@ def test_the_browser_benchmark_runs(browser: object) -> None:
 
     if pyodide_version() is None:
         _missing("Pyodide is not installed (scripts/ensure-pyodide)")
+    tiny = ["--runs", "1", "--deals", "1", "--levels", "random", "--json"]
     done = subprocess.run(
-        [sys.executable, "-m", "twentynine.benchmarks.browser", "--runs", "1", "--deals", "1"]
-        + ["--levels", "random", "--json"],
+        [sys.executable, "-m", "twentynine.benchmarks.browser", *tiny],
         capture_output=True,
         text=True,
         timeout=300,

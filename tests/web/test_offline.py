@@ -10,9 +10,11 @@ where it was, from the browser's storage.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -85,6 +87,13 @@ def test_a_whole_deal_offline_with_the_server_stopped_then_a_reload_resumes(
     first = play_until(page, Choices(bid="min"), deals=1)
     assert first["hold"] == "deal"
     assert first["view"]["phase"] == "over"
+    # the game record comes from the engine in this browser too
+    link = page.locator("[data-testid=result] a[href='#record']")
+    expect(link).to_be_visible()
+    with page.expect_download() as download:
+        link.click()
+    record = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert record["format"] == "29-record/1" and len(record["deals"]) == 1
 
     page.reload()
     page.wait_for_function(

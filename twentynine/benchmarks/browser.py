@@ -127,15 +127,12 @@ def measure(levels: list[str], deals: int, runs: int) -> dict[str, Any]:
                 if not page.evaluate("window.twentynine.offline.available()"):
                     raise RuntimeError("the app serves no Pyodide: run scripts/ensure-pyodide")
                 out["cold"].append(page.evaluate(START))
-                page.evaluate(EVAL, "0")  # after the page's own speed probe
-                out["probe"] = page.evaluate(
-                    "JSON.parse(localStorage.getItem('twentynine.offline.probe'))"
-                )
+                # the page's own speed probe (in a worker of its own)
+                out["probe"] = page.evaluate("window.twentynine.offline.probed()")
                 page.reload()
                 page.wait_for_function("() => window.twentynine")
                 out["warm"].append(page.evaluate(START))
                 if run == runs - 1:
-                    page.evaluate(EVAL, "0")
                     for level in levels:
                         code = (
                             "import json\nfrom twentynine.offline.checks import decision_times\n"

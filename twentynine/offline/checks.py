@@ -97,11 +97,20 @@ def selfplay_many(games: Sequence[dict[str, Any]]) -> str:
     return json.dumps(out, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def probe(level: str = "strong", deals: int = 3, seed: int = 29) -> list[float]:
-    """Seconds the ``level`` bot takes for the first card of ``deals`` deals."""
+def probe(
+    level: str = "strong",
+    deals: int = 3,
+    seed: int = 29,
+    cap: float = 4.0,
+    stop_above: float | None = None,
+) -> list[float]:
+    """Seconds the ``level`` bot takes for the first card of up to ``deals`` deals
+    (the heaviest decision of a deal), stopping once ``cap`` seconds are spent or
+    a decision takes more than ``stop_above``."""
     rules = PROFILES["pagat"]
     times: list[float] = []
     helper = make_bot("casual")
+    search.solver()  # made once per process: not part of a decision
     for i in range(deals):
         dealer = i % 4
         deal = Deal(rules, dealer, deal_hands(derive_seed(seed, i), dealer, rules.clockwise))
@@ -114,6 +123,8 @@ def probe(level: str = "strong", deals: int = 3, seed: int = 29) -> list[float]:
         start = time.perf_counter()
         bot.act(obs)
         times.append(time.perf_counter() - start)
+        if sum(times) > cap or (stop_above is not None and times[-1] > stop_above):
+            break
     return times
 
 

@@ -5,6 +5,7 @@
 // page never waits for Python, which thinks here.
 //
 // Page -> worker: {kind: "boot", config}, {kind: "open"|"close", conn},
+//   (config.role "probe": only the runtime and the package, for the speed probe)
 //   {kind: "send", conn, text}, {kind: "eval", id, code} (tests and benchmarks).
 // Worker -> page: {kind: "progress", loaded, total}, {kind: "ready", timings},
 //   {kind: "failed", message}, {kind: "opened", conn}, {kind: "message", conn, text},
@@ -105,12 +106,12 @@ async function boot(config) {
   const t2 = performance.now();
   const bundle = await (await fetch(config.bundle)).arrayBuffer();
   pyodide.unpackArchive(bundle, "zip", { extractDir: APP_DIR });
+  pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(APP_DIR)})`);
+  if (config.role === "probe") return { total_ms: Math.round(performance.now() - t0) };
   db = await openDb();
   const games = await readGames();
   pyodide.registerJsModule("twentynine_page", { post: (conn, text) => post({ kind: "message", conn, text }), persist, flush, games });
-  const restored = pyodide.runPython(`
-import sys
-sys.path.insert(0, ${JSON.stringify(APP_DIR)})
+  pyodide.runPython(`
 import twentynine_page
 from twentynine.offline.host import LocalHost, local_config
 from twentynine.offline.store import BrowserStore
@@ -124,7 +125,6 @@ host = LocalHost(
 )
 host.start()
 `);
-  void restored;
   host = pyodide.globals.get("host");
   const t3 = performance.now();
   return {

@@ -351,7 +351,8 @@ const actions = {
     showSetup();
   },
   recordUrl() {
-    if (!net.game || engineWhere === "browser") return "#";
+    if (engineWhere === "browser") return offline.recordHref();
+    if (!net.game) return "#";
     return `/api/games/${encodeURIComponent(net.game.id)}/record?token=${encodeURIComponent(net.game.token)}`;
   },
 };

@@ -19,6 +19,7 @@ let ready = null; // a promise of the runtime's timings
 let counter = 0;
 const sockets = new Map(); // conn -> EngineSocket
 const results = new Map(); // eval id -> {resolve, reject}
+let probing = null; // the speed probe, once started
 let choice = null; // the player's pick on the new-game form: null (automatic), "server", "browser"
 
 function store(key, value) {
@@ -105,7 +106,7 @@ export function startEngine() {
     });
     hideProgress();
     document.body.dataset.engine = "ready";
-    probeOnce();
+    probing = probeOnce();
     return timings;
   })();
   ready.catch((err) => {
@@ -240,6 +241,7 @@ export function engineChoice(connection) {
     h("h2", {}, t("engine.where")),
     h("div", { role: "radiogroup", "aria-label": t("engine.where") }, option("server"), option("browser")),
     h("p", { class: "help muted" }, t("engine.choice_help")),
+    stored(PROBE_KEY)?.level === "casual" ? h("p", { class: "help muted", dataset: { testid: "engine-slow" } }, t("engine.slow_bots")) : null,
   );
 }
 
@@ -255,20 +257,43 @@ export function showBadge(where) {
 
 // ------------------------------------------------------------------ the default bots here
 
-// The strong bot's speed in this browser, measured once (a few seconds) and kept.
+// The strong bot's speed in this browser, measured once and kept. It runs in
+// a second worker (a few seconds, once), so the game's worker never waits for it.
 async function probeOnce() {
   const version = config?.pyodide_version;
   const kept = stored(PROBE_KEY);
   if (kept && kept.version === version) return kept;
+  const probe = new Worker("/static/js/engine-worker.js", { type: "module" });
   try {
-    const times = JSON.parse(await evaluate("import json\nfrom twentynine.offline.checks import probe\njson.dumps(probe('strong', 3))"));
+    const answer = (kind) =>
+      new Promise((resolve, reject) => {
+        probe.addEventListener("message", (ev) => {
+          if (ev.data.kind === kind) resolve(ev.data);
+          else if (ev.data.kind === "failed") reject(new Error(ev.data.message));
+        });
+        probe.addEventListener("error", (e) => reject(new Error(e.message || "probe failed")));
+      });
+    const booted = answer("ready");
+    probe.postMessage({ kind: "boot", config: { ...config, sizes: {}, role: "probe" } });
+    await booted;
+    const result = answer("result");
+    const code = `import json\nfrom twentynine.offline.checks import probe\njson.dumps(probe('strong', stop_above=${FAST_ENOUGH_S}))`;
+    probe.postMessage({ kind: "eval", id: "probe", code });
+    const times = JSON.parse((await result).value);
     const slowest = Math.max(...times);
-    const result = { version, times, level: slowest <= FAST_ENOUGH_S ? "strong" : "casual" };
-    store(PROBE_KEY, result);
-    return result;
+    const measured = { version, times, level: slowest <= FAST_ENOUGH_S ? "strong" : "casual" };
+    store(PROBE_KEY, measured);
+    return measured;
   } catch {
     return null;
+  } finally {
+    probe.terminate();
   }
+}
+
+// Resolves when the speed of this browser is known (null if it cannot be measured).
+export function probed() {
+  return probing || Promise.resolve(stored(PROBE_KEY));
 }
 
 // The server's default bots, or for the browser engine of a slow device the
@@ -317,3 +342,23 @@ function showFailure(err) {
 export function choose(where) {
   choice = where;
 }
+
+// The record of a game played here: the link on the result card downloads it.
+export function recordHref() {
+  return "#record";
+}
+
+document.addEventListener("click", async (e) => {
+  const link = e.target.closest?.('a[href="#record"]');
+  if (!link) return;
+  e.preventDefault();
+  const id = window.twentynine?.game?.id;
+  if (!id) return;
+  const text = await evaluate(`import json\njson.dumps(host.lobby.sessions[${JSON.stringify(id)}].game.record(), indent=1)`);
+  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  const a = h("a", { href: url, download: `29-${id}.json` });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+});
