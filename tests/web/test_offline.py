@@ -73,7 +73,7 @@ def test_a_whole_deal_offline_with_the_server_stopped_then_a_reload_resumes(
     config = page.evaluate("fetch('/offline/config.json').then((r) => r.json())")
     if not config["available"]:
         _missing("Pyodide is not installed (scripts/ensure-pyodide)")
-    expect(page.locator("[data-testid=engine-badge]")).to_have_text("Server")
+    expect(page.locator("[data-testid=engine-badge] .long")).to_have_text("Server")
     # one visit: the service worker keeps everything offline play needs
     wait_until_cached(page)
 
@@ -82,7 +82,8 @@ def test_a_whole_deal_offline_with_the_server_stopped_then_a_reload_resumes(
 
     start_game(page, profile="pagat", length="match", seed=5, seats=["tara", "bablu", "pip"])
     badge = page.locator("[data-testid=engine-badge]")
-    expect(badge).to_have_text("This browser")
+    expect(badge).to_have_attribute("data-where", "browser")
+    expect(badge.locator(".long")).to_have_text("This browser")
     assert page.evaluate("window.twentynine.engine()") == "browser"
     first = play_until(page, Choices(bid="min"), deals=1)
     assert first["hold"] == "deal"
@@ -99,7 +100,7 @@ def test_a_whole_deal_offline_with_the_server_stopped_then_a_reload_resumes(
     page.wait_for_function(
         "() => window.twentynine && window.twentynine.game.setup", timeout=60_000
     )
-    expect(badge).to_have_text("This browser")
+    expect(badge).to_have_attribute("data-where", "browser")
     back = wait_ready(page, timeout=60_000)
     assert back["hold"] == "deal"
     assert back["view"]["deal_index"] == 0 and back["view"]["result"] == first["view"]["result"]

@@ -250,7 +250,7 @@ export function showBadge(where) {
   const el = $("#engine-badge");
   if (!el) return;
   el.dataset.where = where;
-  replace(el, t(`engine.badge_${where}`));
+  replace(el, h("span", { class: "long" }, t(`engine.badge_${where}`)), h("span", { class: "short" }, t(`engine.badge_${where}_short`)));
   el.title = t(`engine.badge_${where}_title`);
   document.body.dataset.engineWhere = where;
 }
