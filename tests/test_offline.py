@@ -257,3 +257,40 @@ def test_selfplay_gives_a_valid_record_and_the_probe_times_decisions() -> None:
     assert r == selfplay(11, profile="modern", length="match", max_deals=2)
     times = probe("casual", deals=2)
     assert len(times) == 2 and all(t >= 0 for t in times)
+
+
+# ---------------------------------------------------------------------- what the app serves
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_the_app_serves_the_bundle_the_runtime_and_their_config() -> None:
+    from starlette.testclient import TestClient
+
+    from twentynine.server.session import ServerConfig
+    from twentynine.web.app import create_app, pyodide_version
+
+    app = create_app(ServerConfig(bot_delay=0.25, bot_workers=0, warm_up=False))
+    with TestClient(app) as client:
+        config = client.get("/offline/config.json").json()
+        assert config["bot_delay_ms"] == 250
+        bundle = client.get(config["bundle"])
+        assert bundle.status_code == 200 and bundle.content == build().data
+        assert "immutable" in bundle.headers["cache-control"]
+        assert client.get("/offline/twentynine-000000000000.zip").status_code == 404
+        sw = client.get("/sw.js").text
+        assert config["bundle"] in sw and "{{" not in sw
+        version = pyodide_version()
+        assert config["available"] is (version is not None)
+        if version is None:
+            return
+        base = config["pyodide"]
+        assert base == f"/pyodide/{version}/" and f"{base}pyodide.asm.wasm" in sw
+        wasm = client.get(base + "pyodide.asm.wasm", headers={"accept-encoding": "gzip"})
+        assert wasm.status_code == 200 and wasm.headers["content-type"] == "application/wasm"
+        assert wasm.headers["content-encoding"] == "gzip"
+        assert len(wasm.content) == config["sizes"]["pyodide.asm.wasm"]
+        plain = client.get(base + "pyodide.mjs", headers={"accept-encoding": "identity"})
+        assert "content-encoding" not in plain.headers
+        assert plain.headers["content-type"].startswith("text/javascript")
+        assert client.get(base + "version.txt").status_code == 404
+        assert client.get("/pyodide/0.0.1/pyodide.mjs").status_code == 404

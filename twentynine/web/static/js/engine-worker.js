@@ -47,6 +47,7 @@ function readGames() {
 
 // Called by Python after each change of a game (text null: forget the game).
 function persist(ident, text) {
+  if (!db) return;
   const tx = db.transaction(STORE, "readwrite");
   const store = tx.objectStore(STORE);
   if (text == null) store.delete(ident);
@@ -108,8 +109,9 @@ async function boot(config) {
   pyodide.unpackArchive(bundle, "zip", { extractDir: APP_DIR });
   pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(APP_DIR)})`);
   if (config.role === "probe") return { total_ms: Math.round(performance.now() - t0) };
-  db = await openDb();
-  const games = await readGames();
+  // without IndexedDB (some private modes) games still play, but are not kept
+  db = await openDb().catch(() => null);
+  const games = db ? await readGames().catch(() => []) : [];
   pyodide.registerJsModule("twentynine_page", { post: (conn, text) => post({ kind: "message", conn, text }), persist, flush, games });
   pyodide.runPython(`
 import twentynine_page
