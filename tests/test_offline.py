@@ -8,10 +8,15 @@ import io
 import json
 import subprocess
 import sys
+import warnings
 import zipfile
 from typing import Any
 
 import pytest
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
 
 from twentynine.offline.bundle import build
 from twentynine.offline.checks import probe, selfplay
@@ -19,8 +24,12 @@ from twentynine.offline.host import LocalHost, local_config
 from twentynine.offline.store import BrowserStore
 from twentynine.server.botpool import INLINE, BotPool
 from twentynine.server.game import Game
+from twentynine.server.session import ServerConfig
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import StoreError, UnknownGame, hash_token
+from twentynine.web.app import create_app, pyodide_version
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 QUICK_BOTS = [{"bot": "tara"}, {"bot": "bablu"}, {"bot": "pip"}]
 
@@ -262,13 +271,7 @@ def test_selfplay_gives_a_valid_record_and_the_probe_times_decisions() -> None:
 # ---------------------------------------------------------------------- what the app serves
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_the_app_serves_the_bundle_the_runtime_and_their_config() -> None:
-    from starlette.testclient import TestClient
-
-    from twentynine.server.session import ServerConfig
-    from twentynine.web.app import create_app, pyodide_version
-
     app = create_app(ServerConfig(bot_delay=0.25, bot_workers=0, warm_up=False))
     with TestClient(app) as client:
         config = client.get("/offline/config.json").json()
