@@ -4,13 +4,15 @@ the inline bot pool, the bundle, and imports free of the server's dependencies."
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import io
 import json
 import subprocess
 import sys
 import warnings
 import zipfile
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 import pytest
 
@@ -31,6 +33,15 @@ from twentynine.web.app import create_app, pyodide_version
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` in a thread of its own: a browser test of the same worker may
+    have left Playwright's event loop running in this one."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+T = TypeVar("T")
 QUICK_BOTS = [{"bot": "tara"}, {"bot": "bablu"}, {"bot": "pip"}]
 
 
@@ -164,7 +175,7 @@ def test_the_host_plays_a_game_keeps_it_and_resumes_it_after_a_reload() -> None:
         host.close()
         return state["game"], state["token"], synced["v"]
 
-    ident, token, _ = asyncio.run(first())
+    ident, token, _ = run(first())
     assert ident in disk.games
 
     async def second() -> dict[str, Any]:
@@ -182,7 +193,7 @@ def test_the_host_plays_a_game_keeps_it_and_resumes_it_after_a_reload() -> None:
         host.close()
         return state
 
-    state = asyncio.run(second())
+    state = run(second())
     stored = json.loads(disk.games[ident])
     replayed = Game(parse_setup(stored["setup"]), stored["log"])
     assert state["views"]["0"] == replayed.view(0)
@@ -190,7 +201,7 @@ def test_the_host_plays_a_game_keeps_it_and_resumes_it_after_a_reload() -> None:
 
 
 def test_bad_messages_get_the_servers_errors() -> None:
-    async def run() -> list[dict[str, Any]]:
+    async def talk() -> list[dict[str, Any]]:
         page = Page()
         host = LocalHost(page.post, None, local_config(0))
         host.start()
@@ -201,7 +212,7 @@ def test_bad_messages_get_the_servers_errors() -> None:
         host.close()
         return page.got
 
-    got = asyncio.run(run())
+    got = run(talk())
     assert [m["type"] for m in got] == ["welcome", "error", "error"]
     assert got[1]["code"] == "bad_json"
 
@@ -213,7 +224,7 @@ def test_the_inline_pool_decides_on_the_event_loop() -> None:
     seat = game.to_act
     character = game.setup.seats[seat].character
     assert character is not None
-    action = asyncio.run(pool.act(character, game.bot_seed(seat), game.observation(seat)))
+    action = run(pool.act(character, game.bot_seed(seat), game.observation(seat)))
     assert action in game.observation(seat).legal
     assert pool._executor is None  # no thread, no process
     pool.close()
