@@ -44,6 +44,14 @@ def test_seeded_games_give_the_same_records_and_verdicts_in_pyodide_and_cpython(
     if not page.evaluate("window.twentynine.offline.available()"):
         _missing("Pyodide is not installed (scripts/ensure-pyodide)")
     page.set_default_timeout(240_000)
+    # the page's speed probe (a second Pyodide worker) is not what is tested here
+    page.evaluate(
+        """async () => {
+      const config = await (await fetch('/offline/config.json')).json();
+      const probe = { version: config.pyodide_version, times: [0], level: 'casual' };
+      localStorage.setItem('twentynine.offline.probe', JSON.stringify(probe));
+    }"""
+    )
     in_browser = page.evaluate(RUN, GAMES)
     here = selfplay_many(GAMES)
     assert isinstance(in_browser, str)
