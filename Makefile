@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8029
 
-.PHONY: play test chromium postgres lint typecheck unit bench clean
+.PHONY: play test chromium postgres pyodide lint typecheck unit bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,10 +22,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[fast,test]'
 	touch $@
 
-play: $(VENV)/.installed-play
+play: $(VENV)/.installed-play pyodide
 	$(BIN)/twentynine serve --host $(HOST) --port $(PORT) --open
 
-test: $(VENV)/.installed-test chromium postgres lint typecheck unit
+test: $(VENV)/.installed-test chromium postgres pyodide lint typecheck unit
 
 # The browser tests drive Debian's chromium; install it when it is missing.
 chromium:
@@ -34,6 +34,10 @@ chromium:
 # The store tests start a PostgreSQL server of their own; install it when it is missing.
 postgres:
 	./scripts/ensure-postgres
+
+# Pyodide's runtime (npm ci, then a copy of its files) for offline play in the browser.
+pyodide:
+	./scripts/ensure-pyodide
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check twentynine tests
@@ -49,4 +53,4 @@ bench: $(VENV)/.installed-play
 	$(BIN)/twentynine bench engine
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info node_modules twentynine/web/pyodide

@@ -34,7 +34,9 @@ EXAMPLES = {
   twentynine rules --list               every profile with a one-line summary""",
     "bench": """examples:
   twentynine bench engine               random deals per second through the engine API
-  twentynine bench engine --deals 500 --runs 3""",
+  twentynine bench engine --deals 500 --runs 3
+  twentynine bench browser              Pyodide in headless chromium: download, starts, bots
+  twentynine bench load                 online rooms over loopback: p50/p99 of an action""",
     "arena": """examples:
   twentynine arena casual novice --deals 500
   twentynine arena expert strong --deals 2000 --profile pagat --jobs 2 --out runs/x --plot x.png
@@ -89,7 +91,9 @@ def _parser() -> argparse.ArgumentParser:
     ru.add_argument("--list", action="store_true", help="list the profiles")
 
     b = add("bench", "Print performance figures (not a test).")
-    b.add_argument("what", choices=["engine", "solver", "bots"], help="what to measure")
+    b.add_argument(
+        "what", choices=["engine", "solver", "bots", "browser", "load"], help="what to measure"
+    )
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
 
     a = add("arena", "Play duplicate deals between two bots and report who is stronger.")
@@ -266,6 +270,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from .benchmarks import bots
 
         return bots.main(args.rest)
+    if args.what == "browser":
+        from .benchmarks import browser
+
+        return browser.main(args.rest)
+    if args.what == "load":
+        from .benchmarks import load
+
+        return load.main(args.rest)
     try:
         from .benchmarks import solver  # type: ignore[attr-defined, unused-ignore]
     except ImportError:

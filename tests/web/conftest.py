@@ -51,64 +51,75 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class ServerProcess:
+    """The app served by uvicorn in a subprocess, on a free loopback port."""
+
+    def __init__(self, name: str, env: dict[str, str] | None = None) -> None:
+        port = _free_port()
+        full_env = {
+            **os.environ,
+            "TWENTYNINE_BOT_DELAY_MS": BOT_DELAY_MS,
+            "TWENTYNINE_BOT_WORKERS": "1",
+            "PYTHONUNBUFFERED": "1",
+            **(env or {}),
+        }
+        log = (ARTIFACTS / "logs").resolve()
+        log.mkdir(parents=True, exist_ok=True)
+        self.out = open(log / f"server-{name}.log", "w")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--factory",
+                "twentynine.web.app:create_app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--ws",
+                "websockets-sansio",
+                "--log-level",
+                "warning",
+            ],
+            env=full_env,
+            stdout=self.out,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+        )
+        self.url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.url}/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"the test server did not start; see {log}")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self.out.close()
+
+
 @pytest.fixture(scope="session")
 def server() -> Iterator[str]:
     """The app served by uvicorn in a subprocess; yields its base URL."""
-    port = _free_port()
-    env = {
-        **os.environ,
-        "TWENTYNINE_BOT_DELAY_MS": BOT_DELAY_MS,
-        "TWENTYNINE_BOT_WORKERS": "1",
-        "PYTHONUNBUFFERED": "1",
-    }
-    log = (ARTIFACTS / "logs").resolve()
-    log.mkdir(parents=True, exist_ok=True)
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    out = open(log / f"server-{worker}.log", "w")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "twentynine.web.app:create_app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--ws",
-            "websockets-sansio",
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            out.close()
-            raise RuntimeError(f"the test server did not start; see {log}")
-        time.sleep(0.1)
+    proc = ServerProcess(os.environ.get("PYTEST_XDIST_WORKER", "main"))
     try:
-        yield url
+        yield proc.url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        out.close()
+        proc.stop()
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,9 @@ bot's seed and its ``Observation``. The solver behind the strong and expert
 bots keeps per-process state and is not thread-safe, so the pool is made of
 processes (``spawn``ed: the server's event loop and threads are never
 forked). ``workers=0`` runs bots on one background thread instead, which is
-enough for tests that use the quick bots.
+enough for tests that use the quick bots. ``workers=INLINE`` (-1) decides on
+the event loop itself: for the browser (Pyodide), which has neither
+processes nor threads; the loop is the worker's own, so the page never waits.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from ..bots.signals import choose_signal
 from ..observation import Observation
 
 log = logging.getLogger("twentynine.server")
+
+INLINE = -1  # ``BotPool(INLINE)``: no executor, bots decide on the event loop
 
 
 def decide(character: str, seed: int, obs: Observation) -> dict[str, Any]:
@@ -72,6 +76,10 @@ class BotPool:
         self.workers = workers
         self._executor: concurrent.futures.Executor | None = None
 
+    @property
+    def inline(self) -> bool:
+        return self.workers < 0
+
     def _make(self) -> concurrent.futures.Executor:
         if self.workers <= 0:
             return concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="bot")
@@ -88,13 +96,20 @@ class BotPool:
 
     def warm_up(self) -> None:
         """Start the workers now rather than at the first bot decision."""
+        if self.inline:
+            _warm()
+            return
         for _ in range(max(1, self.workers)):
             self.executor.submit(_warm)
 
     async def act(self, character: str, seed: int, obs: Observation) -> Action:
         loop = asyncio.get_running_loop()
         try:
-            data = await loop.run_in_executor(self.executor, decide, character, seed, obs)
+            if self.inline:
+                await asyncio.sleep(0)  # let the messages already sent go out first
+                data = decide(character, seed, obs)
+            else:
+                data = await loop.run_in_executor(self.executor, decide, character, seed, obs)
             action = Action.from_json(data)
             if action in obs.legal:
                 return action

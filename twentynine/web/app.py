@@ -5,6 +5,13 @@ served as they are: no build step. The page shell, the web app manifest and
 the service worker are served from the site root so the app installs and
 its shell opens offline; the service worker's cache is named after a hash
 of the static files, so a new version replaces the old cache by itself.
+
+For offline play the app also serves Pyodide's runtime (``/pyodide/VERSION/``,
+copied from the npm package by ``scripts/ensure-pyodide``; kept by the
+service worker in a cache of its own, named after Pyodide's version, so a new
+build of the app does not download it again) and the package itself as one
+zip (``/offline/twentynine-HASH.zip``, see ``offline.bundle``), with
+``/offline/config.json`` telling the page where both are.
 """
 
 from __future__ import annotations
@@ -18,17 +25,51 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
+from ..offline.bundle import Bundle
+from ..offline.bundle import build as build_bundle
 from ..server.routes import routes as server_routes
 from ..server.session import Lobby, ServerConfig
 from ..server.store import GameStore, StoreError, default_path
 
 STATIC = Path(__file__).parent / "static"
+PYODIDE = Path(__file__).parent / "pyodide"
+PYODIDE_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
 NO_CACHE = {"Cache-Control": "no-cache"}
+IMMUTABLE = {"Cache-Control": "public, max-age=31536000, immutable"}
+MEDIA_TYPES = {
+    ".mjs": "text/javascript; charset=utf-8",
+    ".wasm": "application/wasm",
+    ".zip": "application/zip",
+    ".json": "application/json",
+}
+
+
+def pyodide_version(root: Path = PYODIDE) -> str | None:
+    """The version of the Pyodide copied into ``root``, or None if it is not there."""
+    try:
+        version = (root / "version.txt").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not version or not all((root / f).is_file() for f in PYODIDE_FILES):
+        return None
+    return version
+
+
+def app_build(static_build: str, bundle: Bundle, pyodide: str | None) -> str:
+    """The version of everything the service worker keeps: static files, bundle, runtime."""
+    text = f"{static_build}:{bundle.digest}:{pyodide or '-'}"
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def build_id(root: Path = STATIC) -> str:
@@ -41,9 +82,12 @@ def build_id(root: Path = STATIC) -> str:
     return h.hexdigest()[:12]
 
 
-def shell_files(build: str) -> list[str]:
-    """What the service worker keeps for offline use: the page and every static file."""
+def shell_files(build: str, bundle: Bundle | None = None) -> list[str]:
+    """What the service worker keeps for offline use: the page and every static file
+    (and the package's zip and its config, for offline play)."""
     files = ["/", "/manifest.webmanifest", "/api/meta"]
+    if bundle is not None:
+        files += ["/offline/config.json", f"/offline/{bundle.name}"]
     for path in sorted(STATIC.rglob("*")):
         rel = path.relative_to(STATIC).as_posix()
         if not path.is_file() or rel in ("index.html", "sw.js", "manifest.webmanifest"):
@@ -72,13 +116,28 @@ def create_app(config: ServerConfig | None = None, store: GameStore | None = Non
     """The app; games are kept in ``store``, else in ``config.db`` (``$TWENTYNINE_DB``), else
     in memory only."""
     lobby = Lobby(config, store)
-    build = build_id()
+    bundle = build_bundle()
+    runtime = pyodide_version()
+    build = app_build(build_id(), bundle, runtime)
+    runtime_base = f"/pyodide/{runtime}/" if runtime else None
+    offline_config = {
+        "available": runtime is not None,
+        "pyodide": runtime_base,
+        "pyodide_version": runtime,
+        "bundle": f"/offline/{bundle.name}",
+        "build": build,
+        "bot_delay_ms": round(lobby.config.bot_delay * 1000),
+        "sizes": {f: (PYODIDE / f).stat().st_size for f in PYODIDE_FILES} if runtime else {},
+    }
+    runtime_files = [f"{runtime_base}{f}" for f in PYODIDE_FILES] if runtime_base else []
     index_html = (STATIC / "index.html").read_text(encoding="utf-8").replace("{{BUILD}}", build)
     worker_js = (
         (STATIC / "sw.js")
         .read_text(encoding="utf-8")
         .replace("{{BUILD}}", build)
-        .replace("{{FILES}}", json.dumps(shell_files(build)))
+        .replace("{{FILES}}", json.dumps(shell_files(build, bundle)))
+        .replace("{{RUNTIME}}", runtime or "")
+        .replace("{{RUNTIME_FILES}}", json.dumps(runtime_files))
     )
 
     async def index(request: Request) -> Response:
@@ -98,6 +157,28 @@ def create_app(config: ServerConfig | None = None, store: GameStore | None = Non
             headers=NO_CACHE,
         )
 
+    async def offline_config_json(request: Request) -> Response:
+        return JSONResponse(offline_config, headers=NO_CACHE)
+
+    async def offline_bundle(request: Request) -> Response:
+        if request.path_params["name"] != bundle.name:
+            return Response("no such bundle", status_code=404)
+        return Response(bundle.data, media_type="application/zip", headers=IMMUTABLE)
+
+    async def pyodide_file(request: Request) -> Response:
+        name = request.path_params["name"]
+        if runtime is None or request.path_params["version"] != runtime:
+            return Response("no such Pyodide", status_code=404)
+        if name not in PYODIDE_FILES:
+            return Response("no such file", status_code=404)
+        media_type = MEDIA_TYPES.get(Path(name).suffix, "application/octet-stream")
+        packed = PYODIDE / f"{name}.gz"
+        accepts = "gzip" in request.headers.get("accept-encoding", "")
+        if accepts and packed.is_file():
+            headers = {**IMMUTABLE, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+            return FileResponse(packed, media_type=media_type, headers=headers)
+        return FileResponse(PYODIDE / name, media_type=media_type, headers=IMMUTABLE)
+
     async def favicon(request: Request) -> Response:
         return RedirectResponse("/static/icons/icon.svg", status_code=301)
 
@@ -116,6 +197,9 @@ def create_app(config: ServerConfig | None = None, store: GameStore | None = Non
             Route("/sw.js", service_worker),
             Route("/manifest.webmanifest", manifest),
             Route("/favicon.ico", favicon),
+            Route("/offline/config.json", offline_config_json),
+            Route("/offline/{name}", offline_bundle),
+            Route("/pyodide/{version}/{name}", pyodide_file),
             *server_routes(),
             Mount("/static", RevalidatedFiles(directory=STATIC), name="static"),
         ],
@@ -123,6 +207,7 @@ def create_app(config: ServerConfig | None = None, store: GameStore | None = Non
     )
     app.state.lobby = lobby
     app.state.build = build
+    app.state.offline = offline_config
     return app
 
 

@@ -10,6 +10,7 @@ import { installKeys } from "./keys.js";
 import { describe, game, groupLegal, hotSeat, myTurn, playerName, seatName, whyNot } from "./model.js";
 import { Net } from "./net.js";
 import { codeFromHash, decorateSeats, formatCode, decorateTrick, keepName, keepToken, playerName as savedName, renderLobby, roomLine, roomTokens, tickCountdowns } from "./room.js";
+import * as offline from "./offline.js";
 import { openHowTo, openRules, openSettings } from "./pages.js";
 import { buildScorer } from "./scorepage.js";
 import { loadSettings, reducedMotion, settings, update as updateSettings } from "./settings.js";
@@ -31,6 +32,7 @@ const ui = {
 };
 let meta = null;
 let net = null;
+let engineWhere = "server"; // where the engine of this table runs: "server" or "browser"
 let installEvent = null;
 let autoNextTimer = null;
 
@@ -102,7 +104,9 @@ function show(screen) {
 
 function showSetup() {
   if (!meta) return;
-  buildSetup($("#setup"), meta, {
+  const bots = offline.defaultBots(meta, offline.engineFor(ui.connection));
+  buildSetup($("#setup"), { ...meta, default_bots: bots }, {
+    extra: offline.engineChoice(ui.connection),
     onStart: startGame,
     onCreateRoom: createRoom,
     onJoinRoom: (code) => joinRoom(code),
@@ -170,8 +174,17 @@ function leaveScorer() {
 
 // ------------------------------------------------------------------ rooms
 
-async function createRoom(setup, name) {
+// Rooms are the server's: a page playing in this browser switches back to it.
+function serverForRooms() {
+  if (engineWhere !== "server") {
+    useEngine("server"); // the game kept in this browser stays kept
+    return;
+  }
   if (ui.connection !== "online") throw new Error(t("offline.cannot_start"));
+}
+
+async function createRoom(setup, name) {
+  serverForRooms();
   keepName(name);
   net.leave();
   await net.request("room_create", { setup, ...(name ? { name } : {}) }).catch((err) => {
@@ -181,11 +194,13 @@ async function createRoom(setup, name) {
 
 async function joinRoom(code, { quiet = false } = {}) {
   const clean = code.replace(/[\s-]/g, "").toUpperCase();
-  if (ui.connection !== "online") throw new Error(t("offline.cannot_start"));
+  serverForRooms();
   net.leave();
   const token = roomTokens()[clean];
   const name = savedName();
   net.room = { code: clean, token: token || null };
+  // a connection still opening joins the room by itself as soon as it is open
+  if (!net.ws || net.ws.readyState !== WebSocket.OPEN) return;
   const body = { code: clean, ...(token ? { token } : {}), ...(name ? { name } : {}) };
   await net.request("room_join", body).catch((err) => {
     net.room = null;
@@ -219,8 +234,23 @@ function showRoom(room) {
   if (first) $("#screen-room h1")?.focus?.();
 }
 
+// The same table talks to the server (websocket) or to the engine in this
+// browser (offline.js): only the connection differs.
+function useEngine(where, game = null) {
+  if (net && engineWhere === where) return;
+  if (net) net.stop();
+  engineWhere = where;
+  net = new Net({ onMessage, onStatus, connect: where === "browser" ? offline.connect : null });
+  if (game) net.game = game;
+  offline.showBadge(where);
+  net.start();
+}
+
 async function startGame(setup) {
-  if (ui.connection !== "online") throw new Error(t("offline.cannot_start"));
+  const where = offline.engineFor(ui.connection);
+  if (where === "server" && ui.connection !== "online") throw new Error(t("offline.cannot_start"));
+  useEngine(where);
+  if (where === "server") offline.forgetGame();
   updateSettings({ autoPair: !!setup.auto_pair });
   net.leave();
   const msg = await net.request("create", { setup }).catch((err) => {
@@ -243,6 +273,9 @@ function onStatus(status) {
       t("offline.body"),
       " ",
       h("button", { type: "button", onclick: () => net.retryNow(), dataset: { testid: "retry" } }, t("offline.retry")),
+      offline.available() && engineWhere === "server"
+        ? h("button", { type: "button", onclick: () => { offline.choose("browser"); showSetup(); }, dataset: { testid: "play-in-browser" } }, t("engine.play_here"))
+        : null,
     );
     banner.hidden = false;
   } else {
@@ -469,6 +502,7 @@ const actions = {
     showSetup();
   },
   recordUrl() {
+    if (engineWhere === "browser") return offline.recordHref();
     const token = net.game?.token || (game.spectator ? null : net.room?.token);
     if (!token || !game.id) return "#";
     return `/api/games/${encodeURIComponent(game.id)}/record?token=${encodeURIComponent(token)}`;
@@ -736,17 +770,22 @@ async function boot() {
     tickCountdowns();
     showConnection();
   }, 1000);
-  net = new Net({ onMessage, onStatus });
   let saved = null;
   try {
     saved = JSON.parse(sessionStorage.getItem(SAVED_GAME) || "null");
   } catch {
     saved = null;
   }
-  if (saved && saved.id && saved.token) net.game = saved;
+  if (!(saved && saved.id && saved.token)) saved = null;
+  // a game kept in this browser (unfinished) resumes there, unless the address is a room's
+  await offline.loadConfig();
   const linked = codeFromHash(location.hash);
-  if (linked) net.room = { code: linked, token: roomTokens()[linked] || null };
-  net.start();
+  const kept = offline.available() && !linked ? offline.keptGame() : null;
+  if (kept && (!saved || saved.id === kept.id)) useEngine("browser", kept);
+  else {
+    useEngine("server", saved);
+    if (linked) net.room = { code: linked, token: roomTokens()[linked] || null };
+  }
   meta = await loadMeta();
   if (ui.connection === "offline" && net.ws) onStatus(net.status);
   if (location.hash === "#score") showScorer();
@@ -761,6 +800,8 @@ async function boot() {
     view: () => currentObs(),
     idle: () => !ui.busy && net.pending.size === 0,
     version: () => net.v,
+    engine: () => engineWhere,
+    offline,
     settings: () => settings(),
     setSettings: (c) => {
       updateSettings(c);

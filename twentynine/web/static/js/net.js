@@ -5,13 +5,16 @@
 // reconnect: the server applies a given id once, so a resend is harmless.
 // Every server message has a version `v`; an update that skips a version
 // means we missed something, so we ask for the whole state again (sync).
+// `connect` (optional) opens something else that behaves like a WebSocket:
+// the engine in this browser (offline.js) speaks the same protocol.
 
 const BACKOFF = [500, 1000, 2000, 4000, 8000];
 
 export class Net {
-  constructor({ onMessage, onStatus }) {
+  constructor({ onMessage, onStatus, connect = null }) {
     this.onMessage = onMessage;
     this.onStatus = onStatus;
+    this.connect = connect;
     this.prefix = Math.random().toString(36).slice(2, 10);
     this.counter = 0;
     this.pending = new Map(); // id -> {msg, resolve, reject}
@@ -44,12 +47,25 @@ export class Net {
     this.onStatus?.(status, this._nextRetry);
   }
 
+  // Close for good (another connection takes over).
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) {
+      ws.onopen = ws.onmessage = ws.onclose = null;
+      ws.close();
+    }
+  }
+
   _open() {
     clearTimeout(this.timer);
+    if (this.stopped) return;
     this.joined = false;
     let ws;
     try {
-      ws = new WebSocket(this.url);
+      ws = this.connect ? this.connect() : new WebSocket(this.url);
     } catch {
       this._scheduleRetry();
       return;
@@ -97,6 +113,7 @@ export class Net {
   }
 
   retryNow() {
+    if (this.stopped) return;
     if (this.ws && this.ws.readyState <= 1) return;
     this._setStatus("connecting");
     this._open();

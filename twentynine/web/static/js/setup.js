@@ -49,7 +49,7 @@ function defaults(meta) {
 const CLOCKS = [0, 15, 30, 60, 120];
 const GRACES = [30, 60, 120, 300];
 
-export function buildSetup(root, meta, { onStart, onCreateRoom, onJoinRoom, onRules, onCancel, canCancel }) {
+export function buildSetup(root, meta, { onStart, onCreateRoom, onJoinRoom, onRules, onCancel, canCancel, extra = null }) {
   const prev = saved();
   const st = { ...defaults(meta), ...(prev || {}) };
   if (!meta.profiles[st.profile]) st.profile = "pagat";
@@ -469,6 +469,7 @@ export function buildSetup(root, meta, { onStart, onCreateRoom, onJoinRoom, onRu
     h("section", {}, h("h2", {}, t("setup.length")), lengthBox),
     h("section", {}, h("h2", {}, t("setup.players")), whereBox, h("p", { class: "note" }, t("setup.bots_honest")), seatsBox),
     h("section", {}, h("h2", {}, t("setup.table")), tableBox),
+    extra,
     error,
     h(
       "div",

@@ -1,0 +1,29 @@
+"""``twentynine bench browser`` runs on a tiny input and prints its figures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from .conftest import _missing
+
+
+def test_the_browser_benchmark_runs(browser: object) -> None:
+    from twentynine.web.app import pyodide_version
+
+    if pyodide_version() is None:
+        _missing("Pyodide is not installed (scripts/ensure-pyodide)")
+    tiny = ["--runs", "1", "--deals", "1", "--levels", "random", "--json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "twentynine.benchmarks.browser", *tiny],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["download"]["sent"] < result["download"]["unpacked"]
+    assert result["cold"][0]["total_ms"] > 0 and result["warm"][0]["total_ms"] > 0
+    assert result["levels"]["random"]["n"] > 30
+    assert result["probe"]["level"] in ("strong", "casual")

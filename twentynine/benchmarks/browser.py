@@ -1,0 +1,194 @@
+"""``twentynine bench browser``: the engine in the browser (Pyodide), in headless chromium.
+
+Serves the app from a server of its own (a subprocess on a free loopback
+port), then, in headless chromium (Playwright, Debian's ``/usr/bin/chromium``):
+
+- the download: what the browser fetches the first time, gzipped as sent,
+  and its size once unpacked (Pyodide's files and the package's zip);
+- the cold start: a fresh browser profile (nothing cached) until the engine
+  in the page's worker is ready for a game; ``--runs`` times;
+- the warm start: the same page reloaded (everything from the cache);
+- bot decision times in Pyodide, every decision of ``--deals`` deals per level
+  (the levels playing against themselves), median, p95 and the slowest;
+- the level this device gets by default (the page's own speed probe).
+
+Needs the test extra (playwright) and chromium: ``make test`` installs both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from typing import Any
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server() -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    env = {**os.environ, "TWENTYNINE_DB": ":memory:", "TWENTYNINE_BOT_DELAY_MS": "0"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "twentynine.web.app:create_app",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=1):
+                return proc, url
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError("the app server did not start") from None
+            time.sleep(0.1)
+
+
+def download_size() -> dict[str, int]:
+    """Bytes of the first download: as sent (gzip where the app has it) and unpacked."""
+    from ..offline.bundle import build
+    from ..web.app import PYODIDE, PYODIDE_FILES
+
+    sent = unpacked = 0
+    for name in PYODIDE_FILES:
+        raw = (PYODIDE / name).stat().st_size
+        packed = PYODIDE / f"{name}.gz"
+        unpacked += raw
+        sent += packed.stat().st_size if packed.is_file() else raw
+    bundle = len(build().data)
+    return {"sent": sent + bundle, "unpacked": unpacked + bundle, "bundle": bundle}
+
+
+def summary(times: list[float]) -> dict[str, float]:
+    ts = sorted(times)
+    return {
+        "n": len(ts),
+        "median_ms": statistics.median(ts) * 1000,
+        "p95_ms": ts[min(len(ts) - 1, int(0.95 * len(ts)))] * 1000,
+        "max_ms": ts[-1] * 1000,
+    }
+
+
+START = """async () => {
+  const t = performance.now();
+  const timings = await window.twentynine.offline.startEngine();
+  return { ...timings, page_ms: Math.round(performance.now() - t) };
+}"""
+EVAL = "(code) => window.twentynine.offline.evaluate(code)"
+
+
+def measure(levels: list[str], deals: int, runs: int) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    proc, url = start_server()
+    out: dict[str, Any] = {"download": download_size(), "cold": [], "warm": [], "levels": {}}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+            for run in range(runs):
+                context = browser.new_context(service_workers="allow")
+                page = context.new_page()
+                page.set_default_timeout(600_000)
+                page.goto(url + "/")
+                page.wait_for_function("() => window.twentynine")
+                if not page.evaluate("window.twentynine.offline.available()"):
+                    raise RuntimeError("the app serves no Pyodide: run scripts/ensure-pyodide")
+                out["cold"].append(page.evaluate(START))
+                # the page's own speed probe (in a worker of its own)
+                out["probe"] = page.evaluate("window.twentynine.offline.probed()")
+                page.reload()
+                page.wait_for_function("() => window.twentynine")
+                out["warm"].append(page.evaluate(START))
+                if run == runs - 1:
+                    for level in levels:
+                        code = (
+                            "import json\nfrom twentynine.offline.checks import decision_times\n"
+                            f"json.dumps(decision_times({level!r}, {deals}))"
+                        )
+                        times = json.loads(page.evaluate(EVAL, code))
+                        out["levels"][level] = summary(times)
+                context.close()
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    return out
+
+
+def _ms(values: list[dict[str, Any]], key: str) -> str:
+    return ", ".join(f"{v[key] / 1000:.2f}" for v in values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="twentynine bench browser", description=__doc__)
+    p.add_argument("--levels", default="casual,strong", help="comma-separated bot levels")
+    p.add_argument("--deals", type=int, default=4, help="deals per level")
+    p.add_argument("--runs", type=int, default=2, help="cold and warm starts")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = p.parse_args(argv)
+    try:
+        result = measure(args.levels.split(","), args.deals, args.runs)
+    except (ImportError, RuntimeError) as e:
+        print(f"twentynine bench browser: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    d = result["download"]
+    print("the engine in the browser (Pyodide, headless chromium)")
+    print(
+        f"  first download: {d['sent'] / 1e6:.1f} MB sent (gzip), "
+        f"{d['unpacked'] / 1e6:.1f} MB unpacked (package zip {d['bundle'] / 1e3:.0f} kB)"
+    )
+    print(f"  cold start (s): {_ms(result['cold'], 'page_ms')}")
+    print(f"  warm start (s): {_ms(result['warm'], 'page_ms')}")
+    for level, s in result["levels"].items():
+        print(
+            f"  {level:<7} {s['n']:>5} decisions: median {s['median_ms']:8.2f} ms, "
+            f"p95 {s['p95_ms']:8.2f} ms, worst {s['max_ms']:8.2f} ms"
+        )
+    probe = result.get("probe") or {}
+    if probe:
+        slowest = max(probe["times"]) * 1000
+        print(
+            f"  default level here: {probe['level']} "
+            f"(the strong bot's slowest probed decision: {slowest:.0f} ms)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,364 @@
+// Where the engine runs: on the server (the websocket) or in this browser
+// (engine-worker.js: Pyodide running the server's own Python in a worker).
+// Both speak the same protocol through Net, so the table's code is the same;
+// this module only opens the other kind of connection, shows the runtime's
+// first download, says where the engine runs (the badge), and remembers the
+// game played in this browser so that it resumes after a reload.
+
+import { $, h, replace } from "./dom.js";
+import { t } from "./i18n.js";
+
+const GAME_KEY = "twentynine.offline.game"; // {id, token} of the game in this browser
+const PROBE_KEY = "twentynine.offline.probe"; // the strong bot's measured speed here
+const FAST_ENOUGH_S = 1.5; // the strong bot's slowest probed decision, for it to be a default
+const LEVELS = { random: 0, novice: 1, casual: 2, strong: 3, expert: 4 };
+
+let config = null;
+let worker = null;
+let ready = null; // a promise of the runtime's timings
+let counter = 0;
+const sockets = new Map(); // conn -> EngineSocket
+const results = new Map(); // eval id -> {resolve, reject}
+let probing = null; // the speed probe, once started
+let choice = null; // the player's pick on the new-game form: null (automatic), "server", "browser"
+
+function store(key, value) {
+  try {
+    if (value === null) localStorage.removeItem(key);
+    else localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    /* private mode: nothing is kept */
+  }
+}
+
+function stored(key) {
+  try {
+    return JSON.parse(localStorage.getItem(key) || "null");
+  } catch {
+    return null;
+  }
+}
+
+export async function loadConfig() {
+  if (config) return config;
+  try {
+    const res = await fetch("/offline/config.json", { cache: "no-cache" });
+    if (res.ok) config = await res.json();
+  } catch {
+    /* no server and nothing cached */
+  }
+  return config;
+}
+
+export function available() {
+  return !!config?.available;
+}
+
+// ------------------------------------------------------------------ the worker
+
+function onWorkerMessage(ev) {
+  const msg = ev.data;
+  switch (msg.kind) {
+    case "progress":
+      showProgress(msg.loaded, msg.total);
+      return;
+    case "opened": {
+      const sock = sockets.get(msg.conn);
+      if (sock && sock.readyState === 0) {
+        sock.readyState = 1;
+        sock.onopen?.({});
+      }
+      return;
+    }
+    case "message":
+      sockets.get(msg.conn)?.onmessage?.({ data: msg.text });
+      return;
+    case "result": {
+      const p = results.get(msg.id);
+      results.delete(msg.id);
+      if (!p) return;
+      if ("error" in msg) p.reject(new Error(msg.error));
+      else p.resolve(msg.value);
+      return;
+    }
+    default:
+  }
+}
+
+// Start the runtime (once per page); resolves with its timings.
+export function startEngine() {
+  if (ready) return ready;
+  ready = (async () => {
+    const cfg = await loadConfig();
+    if (!cfg?.available) throw new Error(t("engine.unavailable"));
+    worker = new Worker("/static/js/engine-worker.js", { type: "module" });
+    worker.addEventListener("message", onWorkerMessage);
+    const timings = await new Promise((resolve, reject) => {
+      const started = (ev) => {
+        if (ev.data.kind === "ready") resolve(ev.data.timings);
+        else if (ev.data.kind === "failed") reject(new Error(ev.data.message));
+        else return;
+        worker.removeEventListener("message", started);
+      };
+      worker.addEventListener("message", started);
+      worker.addEventListener("error", (e) => reject(new Error(e.message || "worker error")));
+      worker.postMessage({ kind: "boot", config: cfg });
+    });
+    hideProgress();
+    document.body.dataset.engine = "ready";
+    probing = probeOnce();
+    return timings;
+  })();
+  ready.catch((err) => {
+    hideProgress();
+    showFailure(err);
+  });
+  return ready;
+}
+
+// Python code run in the worker (tests, benchmarks, the speed probe): its value.
+export async function evaluate(code) {
+  await startEngine();
+  counter += 1;
+  const id = `e${counter}`;
+  return new Promise((resolve, reject) => {
+    results.set(id, { resolve, reject });
+    worker.postMessage({ kind: "eval", id, code });
+  });
+}
+
+// A WebSocket look-alike over the worker: what Net opens for the browser engine.
+class EngineSocket {
+  constructor() {
+    counter += 1;
+    this.conn = `p${counter}`;
+    this.readyState = 0;
+    sockets.set(this.conn, this);
+    startEngine().then(
+      () => {
+        if (this.readyState === 0) worker.postMessage({ kind: "open", conn: this.conn });
+      },
+      () => this._closed(),
+    );
+  }
+
+  send(text) {
+    if (this.readyState !== 1) return;
+    remember(text);
+    worker.postMessage({ kind: "send", conn: this.conn, text });
+  }
+
+  close() {
+    if (this.readyState === 3) return;
+    if (worker) worker.postMessage({ kind: "close", conn: this.conn });
+    this._closed();
+  }
+
+  _closed() {
+    this.readyState = 3;
+    sockets.delete(this.conn);
+    setTimeout(() => this.onclose?.({}), 0);
+  }
+
+  set onmessage(fn) {
+    this._onmessage = fn
+      ? (ev) => {
+          seen(ev.data);
+          fn(ev);
+        }
+      : null;
+  }
+
+  get onmessage() {
+    return this._onmessage;
+  }
+}
+
+export function connect() {
+  return new EngineSocket();
+}
+
+// ------------------------------------------------------------------ the game kept here
+
+function remember(text) {
+  // a new game in this browser replaces the one kept
+  if (text.startsWith('{"type":"create"')) store(GAME_KEY, null);
+}
+
+function seen(text) {
+  let msg;
+  try {
+    msg = JSON.parse(text);
+  } catch {
+    return;
+  }
+  if (msg.type === "state" && msg.token) store(GAME_KEY, { id: msg.game, token: msg.token });
+  if ((msg.type === "state" || msg.type === "update") && msg.over) store(GAME_KEY, null);
+  if (msg.type === "error" && (msg.code === "not_found" || msg.code === "forbidden")) store(GAME_KEY, null);
+}
+
+// The unfinished game of this browser, {id, token}, or null.
+export function keptGame() {
+  const g = stored(GAME_KEY);
+  return g && g.id && g.token ? g : null;
+}
+
+export function forgetGame() {
+  store(GAME_KEY, null);
+}
+
+// ------------------------------------------------------------------ which engine
+
+// Where a new game runs: the player's pick, else the server when it answers.
+export function engineFor(connection) {
+  if (choice) return choice;
+  return connection === "online" || !available() ? "server" : "browser";
+}
+
+// The new-game form's choice of engine (null when offline play is not served).
+export function engineChoice(connection) {
+  if (!available()) return null;
+  const current = engineFor(connection);
+  const option = (value) =>
+    h(
+      "label",
+      { class: "radio" },
+      h("input", {
+        type: "radio",
+        name: "engine",
+        value,
+        checked: current === value,
+        dataset: { testid: `engine-${value}` },
+        onchange: () => {
+          choice = value;
+        },
+      }),
+      t(`engine.choice_${value}`),
+    );
+  return h(
+    "section",
+    { class: "engine-choice" },
+    h("h2", {}, t("engine.where")),
+    h("div", { role: "radiogroup", "aria-label": t("engine.where") }, option("server"), option("browser")),
+    h("p", { class: "help muted" }, t("engine.choice_help")),
+    stored(PROBE_KEY)?.level === "casual" ? h("p", { class: "help muted", dataset: { testid: "engine-slow" } }, t("engine.slow_bots")) : null,
+  );
+}
+
+// The badge in the top bar: where the engine of this table runs.
+export function showBadge(where) {
+  const el = $("#engine-badge");
+  if (!el) return;
+  el.dataset.where = where;
+  replace(el, h("span", { class: "long" }, t(`engine.badge_${where}`)), h("span", { class: "short" }, t(`engine.badge_${where}_short`)));
+  el.title = t(`engine.badge_${where}_title`);
+  document.body.dataset.engineWhere = where;
+}
+
+// ------------------------------------------------------------------ the default bots here
+
+// The strong bot's speed in this browser, measured once and kept. It runs in
+// a second worker (a few seconds, once), so the game's worker never waits for it.
+async function probeOnce() {
+  const version = config?.pyodide_version;
+  const kept = stored(PROBE_KEY);
+  if (kept && kept.version === version) return kept;
+  const probe = new Worker("/static/js/engine-worker.js", { type: "module" });
+  try {
+    const answer = (kind) =>
+      new Promise((resolve, reject) => {
+        probe.addEventListener("message", (ev) => {
+          if (ev.data.kind === kind) resolve(ev.data);
+          else if (ev.data.kind === "failed") reject(new Error(ev.data.message));
+        });
+        probe.addEventListener("error", (e) => reject(new Error(e.message || "probe failed")));
+      });
+    const booted = answer("ready");
+    probe.postMessage({ kind: "boot", config: { ...config, sizes: {}, role: "probe" } });
+    await booted;
+    const result = answer("result");
+    const code = `import json\nfrom twentynine.offline.checks import probe\njson.dumps(probe('strong', stop_above=${FAST_ENOUGH_S}))`;
+    probe.postMessage({ kind: "eval", id: "probe", code });
+    const times = JSON.parse((await result).value);
+    const slowest = Math.max(...times);
+    const measured = { version, times, level: slowest <= FAST_ENOUGH_S ? "strong" : "casual" };
+    store(PROBE_KEY, measured);
+    return measured;
+  } catch {
+    return null;
+  } finally {
+    probe.terminate();
+  }
+}
+
+// Resolves when the speed of this browser is known (null if it cannot be measured).
+export function probed() {
+  return probing || Promise.resolve(stored(PROBE_KEY));
+}
+
+// The server's default bots, or for the browser engine of a slow device the
+// casual characters instead of the strong ones.
+export function defaultBots(meta, where) {
+  if (where !== "browser") return meta.default_bots;
+  const kept = stored(PROBE_KEY);
+  if (kept?.level === "strong") return meta.default_bots;
+  const level = (id) => meta.characters.find((c) => c.id === id)?.level;
+  const casual = meta.characters.filter((c) => c.level === "casual").map((c) => c.id);
+  return meta.default_bots.map((id, i) => (LEVELS[level(id)] > LEVELS.casual && casual.length ? casual[i % casual.length] : id));
+}
+
+// ------------------------------------------------------------------ progress
+
+function progressBox() {
+  let el = $("#engine-progress");
+  if (!el) {
+    el = h("div", { id: "engine-progress", class: "engine-progress", role: "status", dataset: { testid: "engine-progress" } });
+    document.body.append(el);
+  }
+  return el;
+}
+
+function showProgress(loaded, total) {
+  const el = progressBox();
+  const mb = (n) => (n / 1e6).toFixed(1);
+  const label = total && loaded < total ? t("engine.loading_bytes", { loaded: mb(loaded), total: mb(total) }) : t("engine.starting");
+  replace(el, h("span", {}, label), h("progress", { max: total || 1, value: total ? loaded : 1 }));
+  el.hidden = false;
+}
+
+function hideProgress() {
+  const el = $("#engine-progress");
+  if (el) el.hidden = true;
+}
+
+function showFailure(err) {
+  const el = progressBox();
+  replace(el, h("span", {}, t("engine.failed", { message: err?.message || String(err) })));
+  el.dataset.kind = "error";
+  el.hidden = false;
+}
+
+// The player's pick of engine for the next game (from the banner's button).
+export function choose(where) {
+  choice = where;
+}
+
+// The record of a game played here: the link on the result card downloads it.
+export function recordHref() {
+  return "#record";
+}
+
+document.addEventListener("click", async (e) => {
+  const link = e.target.closest?.('a[href="#record"]');
+  if (!link) return;
+  e.preventDefault();
+  const id = window.twentynine?.game?.id;
+  if (!id) return;
+  const text = await evaluate(`import json\njson.dumps(host.lobby.sessions[${JSON.stringify(id)}].game.record(), indent=1)`);
+  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  const a = h("a", { href: url, download: `29-${id}.json` });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+});
