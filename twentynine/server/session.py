@@ -1097,15 +1097,22 @@ class Lobby:
         except RoomError as e:
             raise P.ProtocolError(e.code, str(e), msg.id) from None
         self._save_room_or_fail(room, msg.id)
+        await self._room_reply(conn, room, digest, msg.id, new_token)
+        return current
+
+    async def _room_reply(
+        self, conn: Connection, room: Room, digest: str, ident: str | None, token: str | None
+    ) -> None:
+        """The room to the one who asked (with the token it was just given), then to the rest."""
+        clients = self.room_clients.get(room.code, {})
         reply = room.snapshot(digest or None, set(clients.values()))
-        reply["id"] = msg.id
-        if new_token:
-            reply["token"] = new_token
+        reply["id"] = ident
+        if token:
+            reply["token"] = token
         await conn.send(reply)
         for other in list(clients):
             if other is not conn:
                 await self._send_room(other, room, clients)
-        return current
 
     async def _send_room(
         self, conn: Connection, room: Room, clients: dict[Connection, str]
@@ -1153,16 +1160,8 @@ class Lobby:
         if current is not None:
             current.detach(conn)
         self._leave_rooms(conn)
-        clients = self.room_clients.setdefault(room.code, {})
-        clients[conn] = digest
-        reply = room.snapshot(digest or None, set(clients.values()))
-        reply["id"] = msg.id
-        if token:
-            reply["token"] = token
-        await conn.send(reply)
-        for other in list(clients):
-            if other is not conn:
-                await self._send_room(other, room, clients)
+        self.room_clients.setdefault(room.code, {})[conn] = digest
+        await self._room_reply(conn, room, digest, msg.id, token)
         return None
 
     async def _start_room(

@@ -185,11 +185,7 @@ export class Net {
       case "room":
         this.room = { code: msg.code, token: msg.token || this.room?.token || null };
         this.game = null;
-        this.v = msg.v;
-        this.joined = true;
-        this._settle(msg, true);
-        this.onMessage(msg);
-        this._flush();
+        this._arrived(msg);
         return;
       case "state":
         if (msg.table) {
@@ -198,11 +194,7 @@ export class Net {
           this.game = null;
         } else if (msg.token) this.game = { id: msg.game, token: msg.token };
         else if (this.game) this.game = { ...this.game, id: msg.game };
-        this.v = msg.v;
-        this.joined = true;
-        this._settle(msg, true);
-        this.onMessage(msg);
-        this._flush();
+        this._arrived(msg);
         return;
       case "update":
         if (msg.v <= this.v) return; // already seen
@@ -231,6 +223,16 @@ export class Net {
       default:
         this.onMessage(msg);
     }
+  }
+
+  // A whole state (of a room or a game): everything known is replaced, and what
+  // waited for it goes out.
+  _arrived(msg) {
+    this.v = msg.v;
+    this.joined = true;
+    this._settle(msg, true);
+    this.onMessage(msg);
+    this._flush();
   }
 
   sync() {
