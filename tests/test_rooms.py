@@ -535,13 +535,16 @@ def test_two_players_may_use_the_same_message_id(client: TestClient) -> None:
     session = session_of(client, state["game"])
     deadline = time.monotonic() + 30
     applied = {0: False, 2: False}
+    counter = 0
     while time.monotonic() < deadline and not all(applied.values()):
         seat = session.game.to_act
-        if seat in applied and not applied[seat] and session.game.legal_for(seat):
+        if seat in applied and session.game.legal_for(seat):
             ws = host if seat == 0 else guest
             before = len(session.game.log)
-            send(ws, type="act", id="same-id", action=session.game.legal_for(seat)[0].to_json())
-            reply = answer(ws, "same-id")
+            counter += 1
+            ident = "same-id" if not applied[seat] else f"own-{counter}"
+            send(ws, type="act", id=ident, action=session.game.legal_for(seat)[0].to_json())
+            reply = answer(ws, ident)
             assert reply["type"] == "ack" and not reply.get("duplicate"), reply
             assert len(session.game.log) > before
             applied[seat] = True
@@ -567,3 +570,56 @@ def test_contest_bot_seats_need_rules_the_protocol_can_play(client: TestClient) 
     send(host, type="seat_bot", id="u1", seat=1, bot="http://127.0.0.1:9/")
     refused = answer(host, "u1")
     assert refused["code"] == "bad_setup" and "doubling" in refused["message"]
+
+
+def test_a_full_server_refuses_new_games_but_never_drops_one_being_played() -> None:
+    config = ServerConfig(bot_delay=0, bot_workers=0, warm_up=False, max_games=2)
+    store = SQLiteStore()
+    with TestClient(create_app(config, store=store)) as c:
+        try:
+            players = []
+            for i in range(2):
+                ws = connect(c)
+                send(ws, type="create", id=f"c{i}", setup={"length": "single"})
+                players.append((ws, answer(ws, f"c{i}")))
+            third = connect(c)
+            send(third, type="create", id="c9", setup={"length": "single"})
+            refused = answer(third, "c9")
+            assert refused["code"] == "unavailable" and "full" in refused["message"]
+            lobby = c.app.state.lobby  # type: ignore[attr-defined]
+            assert {s["game"] for _, s in players} == set(lobby.sessions)
+            # the first players leave: their game may make room, and comes back when joined
+            ws0, state0 = players[0]
+            ws0.close()
+            deadline = time.monotonic() + 5
+            while lobby.sessions[state0["game"]].clients and time.monotonic() < deadline:
+                time.sleep(0.02)
+            send(third, type="create", id="c10", setup={"length": "single"})
+            assert answer(third, "c10")["type"] == "state"
+            back = connect(c)
+            send(back, type="join", id="j1", game=state0["game"], token=state0["token"])
+            rejoined = answer(back, "j1")
+            assert rejoined["type"] == "state" and rejoined["game"] == state0["game"]
+        finally:
+            close_all()
+    store.close()
+
+
+def test_a_client_gone_before_its_answer_does_not_upset_the_lobby() -> None:
+    import asyncio
+
+    from twentynine.server import protocol as P
+    from twentynine.server.session import Lobby
+
+    class Gone:
+        async def send(self, data: dict[str, Any]) -> None:
+            raise ConnectionResetError("the client hung up")
+
+    lobby = Lobby(ServerConfig(bot_workers=0, warm_up=False))
+    try:
+        for text in ('{"type": "ping"}', '{"type": "room_join", "id": "r1", "code": "ZZZZZZZZ"}'):
+            # an unknown code is an answer of its own, sent by the socket's handler
+            with contextlib.suppress(P.ProtocolError):
+                asyncio.run(lobby.dispatch(Gone(), None, P.parse_message(text)))
+    finally:
+        lobby.close()

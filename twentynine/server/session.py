@@ -693,6 +693,14 @@ class GameSession:
         await self._changed([event])
 
 
+async def _safe_send(conn: Connection, data: dict[str, Any]) -> None:
+    """Send to a client that may have gone: its own handler notices and detaches it."""
+    try:
+        await conn.send(data)
+    except Exception:
+        log.debug("send failed", exc_info=True)
+
+
 def _short_json(value: Any, limit: int = 2000) -> Any:
     text = json.dumps(value, ensure_ascii=False) if value is not None else None
     if text is not None and len(text) > limit:
@@ -845,19 +853,30 @@ class Lobby:
         return session
 
     def _sweep(self) -> None:
+        """Forget long-idle games, then make room for one more (``max_games``).
+
+        Only a game nobody is connected to is forgotten to make room (it stays in
+        the store and comes back when someone joins it): a game being played is
+        never dropped from under its players. If every game has players, a new
+        one is refused (``GameError``).
+        """
         now = time.monotonic()
-        for ident, s in list(self.sessions.items()):
+        for s in list(self.sessions.values()):
             if not s.clients and now - s.last_active > self.config.idle_seconds:
-                del self.sessions[ident]
+                self._forget(s)
         while len(self.sessions) >= self.config.max_games:
-            idle = [s for s in self.sessions.values() if not s.clients] or list(
-                self.sessions.values()
-            )
-            oldest = min(idle, key=lambda s: s.last_active)
-            for task in (oldest.driver, oldest.timer):
-                if task is not None:
-                    task.cancel()
-            del self.sessions[oldest.ident]
+            idle = [s for s in self.sessions.values() if not s.clients]
+            if not idle:
+                raise GameError(
+                    f"the server is full ({len(self.sessions)} games being played); try again later"
+                )
+            self._forget(min(idle, key=lambda s: s.last_active))
+
+    def _forget(self, session: GameSession) -> None:
+        for task in (session.driver, session.timer):
+            if task is not None:
+                task.cancel()
+        del self.sessions[session.ident]
 
     def create(
         self,
@@ -898,7 +917,7 @@ class Lobby:
         if current is None:
             current = self.moved.pop(conn, None)
         if msg.type == "ping":
-            await conn.send({"type": "pong", "v": current.version if current else 0})
+            await _safe_send(conn, {"type": "pong", "v": current.version if current else 0})
             return current
         if msg.type in ("create", "join"):
             session, seats = self._open(conn, msg)
@@ -968,7 +987,8 @@ class Lobby:
         except (StoreError, SetupError, GameError, IllegalAction, ActionError) as e:
             log.info("game %s cannot be restored: %s", ident, e)
             return None
-        self._sweep()
+        with contextlib.suppress(GameError):  # a player coming back is never refused
+            self._sweep()
         self.sessions[ident] = session
         return session
 
@@ -1011,7 +1031,7 @@ class Lobby:
         present = set(clients.values())
         for conn, token_hash in list(clients.items()):
             try:
-                await conn.send(room.snapshot(token_hash or None, present))
+                await _safe_send(conn, room.snapshot(token_hash or None, present))
             except Exception:
                 log.debug("send failed", exc_info=True)
 
@@ -1109,7 +1129,7 @@ class Lobby:
         reply["id"] = ident
         if token:
             reply["token"] = token
-        await conn.send(reply)
+        await _safe_send(conn, reply)
         for other in list(clients):
             if other is not conn:
                 await self._send_room(other, room, clients)
@@ -1118,7 +1138,7 @@ class Lobby:
         self, conn: Connection, room: Room, clients: dict[Connection, str]
     ) -> None:
         try:
-            await conn.send(room.snapshot(clients[conn] or None, set(clients.values())))
+            await _safe_send(conn, room.snapshot(clients[conn] or None, set(clients.values())))
         except Exception:
             log.debug("send failed", exc_info=True)
 
