@@ -28,6 +28,7 @@ from typing import Any
 from twentynine.actions import FLAG_KINDS, Action
 from twentynine.cards import card_text, parse_card, parse_cards, parse_suit
 from twentynine.engine import PAIR_WINDOW, Deal, Match
+from twentynine.localhost import free_port, stop
 from twentynine.rules import Rules, resolve
 
 SEATS = {"S": 0, "W": 1, "N": 2, "E": 3}
@@ -329,12 +330,7 @@ def played(seed: int, profile: str = "modern", steps: int = 400, **raw: Any) -> 
 
 def loopback_port() -> int:
     """A TCP port free on 127.0.0.1 at the time of asking."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+    return free_port()
 
 
 @contextmanager
@@ -370,11 +366,6 @@ def bot_serve(level: str = "casual", seconds: float = 60) -> Iterator[str]:
             time.sleep(0.1)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        stop(proc)
         if proc.stderr is not None:
             proc.stderr.close()

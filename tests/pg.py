@@ -25,12 +25,13 @@ import pwd
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from twentynine.localhost import free_port
 
 SUPERUSER = "postgres"
 
@@ -62,12 +63,6 @@ def find_bindir() -> Path | None:
 
 def _version(folder: Path) -> tuple[int, ...]:
     return tuple(int(n) for n in re.findall(r"\d+", folder.parent.name)) or (0,)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -202,7 +197,7 @@ def start_cluster(attempts: int = 3) -> Cluster:
         )
         log = root / "server.log"
         for attempt in range(attempts):
-            port = _free_port()
+            port = free_port()
             options = (
                 f"-h 127.0.0.1 -p {port} -k {root} -F -c full_page_writes=off"
                 " -c synchronous_commit=off -c max_connections=40 -c shared_buffers=16MB"

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from typing import Any
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from twentynine.localhost import free_port
 from twentynine.server.game import Game
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import SQLiteStore
@@ -36,17 +36,11 @@ TIMEOUT = 10.0
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Server:
     """``twentynine serve`` in a subprocess; ``kill`` is SIGKILL."""
 
     def __init__(self, db: Path, log: Path) -> None:
-        self.db, self.log, self.port = db, log, _free_port()
+        self.db, self.log, self.port = db, log, free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:

@@ -512,9 +512,9 @@ def test_open_store_picks_postgresql_by_url(pg_url: str, monkeypatch: pytest.Mon
 
 
 def test_an_unreachable_server_is_a_store_error_without_the_password() -> None:
-    from pg import _free_port
+    from twentynine.localhost import free_port
 
-    url = f"postgresql://ann:s3cret@127.0.0.1:{_free_port()}/games?connect_timeout=2"
+    url = f"postgresql://ann:s3cret@127.0.0.1:{free_port()}/games?connect_timeout=2"
     with pytest.raises(StoreError, match="cannot open the games database") as failed:
         open_store(url)
     assert "s3cret" not in str(failed.value)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -19,15 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from twentynine.localhost import CHROMIUM_ARGS, free_port, stop
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
 BOT_DELAY_MS = os.environ.get("TWENTYNINE_TEST_BOT_DELAY_MS", "15")
@@ -45,17 +38,11 @@ def _missing(what: str) -> None:
     pytest.skip(message)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class ServerProcess:
     """The app served by uvicorn in a subprocess, on a free loopback port."""
 
     def __init__(self, name: str, env: dict[str, str] | None = None) -> None:
-        port = _free_port()
+        port = free_port()
         full_env = {
             **os.environ,
             "TWENTYNINE_BOT_DELAY_MS": BOT_DELAY_MS,
@@ -102,13 +89,7 @@ class ServerProcess:
             time.sleep(0.1)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        stop(self.proc)
         self.out.close()
 
 

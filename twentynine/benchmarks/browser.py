@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,24 +27,11 @@ import time
 import urllib.request
 from typing import Any
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from ..localhost import CHROMIUM_ARGS, free_port, stop
 
 
 def start_server() -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "TWENTYNINE_DB": ":memory:", "TWENTYNINE_BOT_DELAY_MS": "0"}
     proc = subprocess.Popen(
         [
@@ -143,8 +129,7 @@ def measure(levels: list[str], deals: int, runs: int) -> dict[str, Any]:
                 context.close()
             browser.close()
     finally:
-        proc.terminate()
-        proc.wait(10)
+        stop(proc)
     return out
 
 

@@ -45,7 +45,6 @@ import math
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -59,6 +58,7 @@ from typing import Any
 
 from websockets.exceptions import ConnectionClosed
 
+from ..localhost import free_port, stop
 from ..rules import PROFILES
 
 try:  # websockets >= 13
@@ -143,12 +143,6 @@ class StepStats:
 # ------------------------------------------------------------------ the server
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
 def _prctl() -> Any:
     """libc's ``prctl``, looked up here: the child between fork and exec only calls it."""
     try:
@@ -215,7 +209,7 @@ class Server:
         }
         env.pop("TWENTYNINE_DB", None)
         for attempt in range(3):  # a port taken between our probe and the server's bind
-            self.port = free_port()
+            self.port = free_port(HOST)
             cmd = [sys.executable, "-m", "twentynine.cli", "serve", "--host", HOST]
             cmd += ["--port", str(self.port), "--db", self.db]
             with open(self.log_path, "ab") as out:
@@ -259,14 +253,8 @@ class Server:
 
     def stop(self) -> None:
         proc, self.proc = self.proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+        if proc is not None:
+            stop(proc, wait=5)
 
     def log_text(self) -> str:
         try:
