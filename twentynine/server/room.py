@@ -22,6 +22,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ..bots.characters import BY_ID, CHARACTERS
@@ -170,6 +171,12 @@ class Room:
     version: int = 1
 
     # ------------------------------------------------------------ reading
+    @cached_property
+    def rules_setup(self) -> GameSetup:
+        """The room's rules and length, read once (its setup never changes; seats are
+        placeholders here, the real ones come at the start)."""
+        return parse_setup({**self.setup, "seats": _placeholder_seats()})
+
     def seat_of(self, token_hash: str) -> int | None:
         for i, slot in enumerate(self.slots):
             if slot.kind == HUMAN and secrets.compare_digest(slot.token_hash, token_hash):
@@ -199,7 +206,7 @@ class Room:
             elif slot.kind == URL:
                 info["name"] = slot.name
             seats.append(info)
-        game = parse_setup({**self.setup, "seats": _placeholder_seats()})
+        game = self.rules_setup
         return {
             "type": "room",
             "v": self.version,
@@ -266,7 +273,7 @@ class Room:
 
             try:
                 base, _, _ = parse_spec(bot)
-                check_rules(parse_setup({**self.setup, "seats": _placeholder_seats()}).rules)
+                check_rules(self.rules_setup.rules)
             except ValueError as e:
                 raise RoomError("bad_setup", str(e).replace(" (use --profile bhoos)", "")) from None
             self.slots[seat] = Slot(URL, name=url_bot_name(base), url=bot)
