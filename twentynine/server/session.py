@@ -28,7 +28,7 @@ import secrets
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -271,19 +271,31 @@ class GameSession:
         except Exception:  # a client gone mid-send is detached by its own handler
             log.debug("send failed", exc_info=True)
 
-    async def _changed(self, events: list[dict[str, Any]], reset: bool = False) -> None:
+    async def _changed(
+        self,
+        events: list[dict[str, Any]],
+        reset: bool = False,
+        arrived: Mapping[Connection, tuple[str | None, str | None]] | None = None,
+    ) -> None:
         """One visible change of the game: bump the version, tell every client.
 
         ``reset``: the events of the deal were rewritten (a new deal, an undo);
         the update then carries all of them, to replace what the client holds.
+        ``arrived``: clients that get the whole state instead (answering their
+        message id, with the token they were just given), having none yet.
         """
         self.version += 1
         self.last_active = time.monotonic()
         self._reschedule()
         if reset:
             events = self.game.deal_events
+        arrived = arrived or {}
         for conn, seating in list(self.clients.items()):
-            await self._send(conn, self._update_message(seating, events, reset))
+            if conn in arrived:
+                ident, token = arrived[conn]
+                await self._send(conn, self._state_with_token(seating, ident, token))
+            else:
+                await self._send(conn, self._update_message(seating, events, reset))
 
     # ------------------------------------------------------------ storage
     def settings(self) -> dict[str, Any]:
@@ -356,12 +368,7 @@ class GameSession:
         else:
             async with self.lock:  # the others see the player (or a new spectator) arrive
                 self._mark_presence()
-                self.version += 1
-                self._reschedule()
-                await self._send(conn, self._state_with_token(seating, ident, token))
-                for other, theirs in list(self.clients.items()):
-                    if other is not conn:
-                        await self._send(other, self._update_message(theirs, [], False))
+                await self._changed([], arrived={conn: (ident, token)})
         self.kick()
 
     def _state_with_token(
