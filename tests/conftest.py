@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from pg import Cluster, Unavailable, start_cluster
 
-from twentynine import record
-from twentynine.actions import KINDS, Action
-from twentynine.engine import Match
-from twentynine.rules import Rules, resolve
+from twentynine.game import record
+from twentynine.game.actions import KINDS, Action
+from twentynine.game.engine import Match
+from twentynine.game.rules import Rules, resolve
 
 # How often each kind of action is picked when several kinds are legal (the
 # kind first, then a card or amount uniformly). A single hand is rare at a

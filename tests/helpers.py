@@ -25,11 +25,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from twentynine.actions import FLAG_KINDS, Action
-from twentynine.cards import card_text, parse_card, parse_cards, parse_suit
-from twentynine.engine import PAIR_WINDOW, Deal, Match
-from twentynine.localhost import free_port, stop
-from twentynine.rules import Rules, resolve
+from twentynine.benchmarks.localhost import free_port, stop
+from twentynine.game.actions import FLAG_KINDS, Action
+from twentynine.game.cards import card_text, parse_card, parse_cards, parse_suit
+from twentynine.game.engine import PAIR_WINDOW, Deal, Match
+from twentynine.game.rules import Rules, resolve
 
 SEATS = {"S": 0, "W": 1, "N": 2, "E": 3}
 SEAT_LETTERS = "SWNE"
@@ -346,7 +346,7 @@ def bot_serve(level: str = "casual", seconds: float = 60) -> Iterator[str]:
     import httpx
 
     port = loopback_port()
-    cmd = [sys.executable, "-m", "twentynine.cli", "bot-serve", "--level", level]
+    cmd = [sys.executable, "-m", "twentynine.cli.main", "bot-serve", "--level", level]
     proc = subprocess.Popen(
         [*cmd, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )

@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from twentynine.localhost import free_port
+from twentynine.benchmarks.localhost import free_port
 
 SUPERUSER = "postgres"
 

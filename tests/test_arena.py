@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from twentynine.arena import BoardResult, play_board, run_boards, summarise
-from twentynine.cli import main
-from twentynine.record import replay_text
-from twentynine.rules import PROFILES
+from twentynine.cli.main import main
+from twentynine.game.record import replay_text
+from twentynine.game.rules import PROFILES
+from twentynine.services.arena import BoardResult, play_board, run_boards, summarise
 
 
 def test_duplicate_pairing_swaps_the_teams_and_keeps_the_cards():

@@ -22,20 +22,20 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from twentynine.actions import BID, PLAY, REVEAL, Action
-from twentynine.cards import parse_card
-from twentynine.engine import Match
-from twentynine.observation import Observation, observe
-from twentynine.protocols.bhoos.notation import (
+from twentynine.game.actions import BID, PLAY, REVEAL, Action
+from twentynine.game.cards import parse_card
+from twentynine.game.engine import Match
+from twentynine.game.observation import Observation, observe
+from twentynine.game.rules import PROFILES, RulesError, resolve
+from twentynine.services.protocols.bhoos.notation import (
     ProtocolError,
     card_in,
     card_out,
     check_rules,
 )
-from twentynine.protocols.bhoos.observation import parse_request
-from twentynine.protocols.bhoos.requests import request_for, seat_ids
-from twentynine.protocols.bhoos.server import budget_for, create_app
-from twentynine.rules import PROFILES, RulesError, resolve
+from twentynine.services.protocols.bhoos.observation import parse_request
+from twentynine.services.protocols.bhoos.requests import request_for, seat_ids
+from twentynine.services.protocols.bhoos.server import budget_for, create_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

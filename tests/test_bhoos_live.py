@@ -28,17 +28,17 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from test_bhoos import GOLDEN_BID, check_body
 
-from twentynine.arena import format_summary, play_board, play_until_fault, summarise
 from twentynine.bots import make_bot
 from twentynine.bots.base import Bot
-from twentynine.cli import main
-from twentynine.dealing import deal_hands
-from twentynine.engine import Match
-from twentynine.observation import observe
-from twentynine.protocols.bhoos.adapter import ProtocolBot
-from twentynine.protocols.bhoos.server import BotService, create_app
-from twentynine.record import replay_text
-from twentynine.rules import PROFILES, Rules, resolve
+from twentynine.cli.main import main
+from twentynine.game.dealing import deal_hands
+from twentynine.game.engine import Match
+from twentynine.game.observation import observe
+from twentynine.game.record import replay_text
+from twentynine.game.rules import PROFILES, Rules, resolve
+from twentynine.services.arena import format_summary, play_board, play_until_fault, summarise
+from twentynine.services.protocols.bhoos.adapter import ProtocolBot
+from twentynine.services.protocols.bhoos.server import BotService, create_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -336,7 +336,7 @@ def test_bot_serve_command_answers_the_protocol(capsys: Any):
     assert "unknown bot level 'wizard'" in capsys.readouterr().err
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "twentynine.cli", "bot-serve", "--level", "casual",
+        [sys.executable, "-m", "twentynine.cli.main", "bot-serve", "--level", "casual",
          "--port", str(port)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip

@@ -8,13 +8,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from twentynine.actions import Action
 from twentynine.bots import LEVELS, make_bot
 from twentynine.bots.heuristic import certain_single_hand
-from twentynine.cards import SUIT_MASK, cards_of, parse_card, parse_cards
-from twentynine.dealing import deal_hands
-from twentynine.engine import OVER, Deal
-from twentynine.rules import PROFILES, resolve
+from twentynine.game.actions import Action
+from twentynine.game.cards import SUIT_MASK, cards_of, parse_card, parse_cards
+from twentynine.game.dealing import deal_hands
+from twentynine.game.engine import OVER, Deal
+from twentynine.game.observation import observe_deal
+from twentynine.game.rules import PROFILES, resolve
 
 FAST_LEVELS = ["random", "novice", "casual"]
 ALL_OPTIONS = {
@@ -40,7 +41,7 @@ def play_deal(rules, seed: int, levels: list[str], bot_seed: int = 0) -> Deal:
     steps = 0
     while deal.phase != OVER:
         seat = deal.to_act
-        obs = deal.observation(seat)
+        obs = observe_deal(deal, seat)
         action = bots[seat].act(obs)
         assert action in deal.legal_actions()
         deal.apply(action)
@@ -79,7 +80,7 @@ def test_search_bots_play_only_legal_actions_in_every_profile(profile, extras, s
 def test_same_seed_same_observation_same_action(level):
     rules = PROFILES["pagat"]
     deal = Deal(rules, 0, deal_hands(5, 0))
-    obs = deal.observation(deal.to_act)
+    obs = observe_deal(deal, deal.to_act)
     a = deterministic(level, 11, 0.02).act(obs)
     for _ in range(3):
         assert deterministic(level, 11, 0.02).act(obs) == a
@@ -126,7 +127,7 @@ def test_bot_is_honest_hidden_cards_do_not_change_its_action(level, profile):
         for _ in range(stop):
             if deal.phase == OVER:
                 break
-            deal.apply(driver[deal.to_act].act(deal.observation(deal.to_act)))
+            deal.apply(driver[deal.to_act].act(observe_deal(deal, deal.to_act)))
         if deal.phase == OVER or deal.phase == "pair":
             continue
         seat = deal.to_act
@@ -137,7 +138,7 @@ def test_bot_is_honest_hidden_cards_do_not_change_its_action(level, profile):
         for action in deal.log:
             twin.apply(action)
         assert twin.held != deal.held  # the hidden cards really differ
-        obs, twin_obs = deal.observation(seat), twin.observation(seat)
+        obs, twin_obs = observe_deal(deal, seat), observe_deal(twin, seat)
         assert obs == twin_obs
         bot = deterministic(level, 99, 0.01)
         assert bot.act(obs) == deterministic(level, 99, 0.01).act(twin_obs)
@@ -170,7 +171,7 @@ def test_casual_feeds_points_to_a_partner_who_wins_the_trick():
     deal.apply(Action.trump(2, 1))
     deal.apply(Action.play(2, parse_card("JH")))
     deal.apply(Action.play(3, parse_card("8H")))
-    action = make_bot("casual").act(deal.observation(0))
+    action = make_bot("casual").act(observe_deal(deal, 0))
     assert action == Action.play(0, parse_card("AH"))
 
 

@@ -1,6 +1,6 @@
 """The ``twentynine`` command line: replay, rules, bench, --version.
 
-Most tests call ``twentynine.cli.main`` in-process (capsys); a few run the
+Most tests call ``twentynine.cli.main.main`` in-process (capsys); a few run the
 installed command in a subprocess to check the real exit status. No command
 may ever print a traceback.
 """
@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 
-from twentynine import __version__, record
-from twentynine.cli import main
-from twentynine.engine import Match
-from twentynine.rules import OPTION_NAMES, PROFILES
+from twentynine import __version__
+from twentynine.cli.main import main
+from twentynine.game import record
+from twentynine.game.engine import Match
+from twentynine.game.rules import OPTION_NAMES, PROFILES
 
 Play = Callable[..., Match]
 RecordOf = Callable[[Match], dict[str, Any]]
@@ -40,7 +41,7 @@ def command() -> list[str]:
     script = Path(sys.executable).with_name("twentynine")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-m", "twentynine.cli"]
+    return [sys.executable, "-m", "twentynine.cli.main"]
 
 
 def run_process(*argv: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:

@@ -22,11 +22,12 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from twentynine.bots.characters import BY_ID
-from twentynine.engine import OVER, Match
-from twentynine.record import replay_text
+from twentynine.game.engine import OVER, Match
+from twentynine.game.record import replay_text
 from twentynine.server.game import Game
 from twentynine.server.history import MAX_BODY, MAX_GAMES, deal_steps
-from twentynine.server.session import GameSession, Lobby, ServerConfig
+from twentynine.server.lobby import Lobby
+from twentynine.server.session import GameSession, ServerConfig
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import SQLiteStore
 from twentynine.web.app import create_app

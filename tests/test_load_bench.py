@@ -14,7 +14,7 @@ import json
 import pytest
 
 from twentynine.benchmarks import load
-from twentynine.cli import main
+from twentynine.cli.main import main
 
 
 def test_load_benchmark_runs_on_a_tiny_input(capsys: pytest.CaptureFixture[str]) -> None:

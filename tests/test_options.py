@@ -23,11 +23,11 @@ from helpers import (
     snapshot,
 )
 
-from twentynine.actions import Action
-from twentynine.cards import parse_card, parse_cards
-from twentynine.engine import Deal, IllegalAction, Match
-from twentynine.observation import event_view, observe_deal
-from twentynine.rules import PROFILES, RulesError, resolve
+from twentynine.game.actions import Action
+from twentynine.game.cards import parse_card, parse_cards
+from twentynine.game.engine import Deal, IllegalAction, Match
+from twentynine.game.observation import event_view, observe_deal
+from twentynine.game.rules import PROFILES, RulesError, resolve
 
 
 def legal_texts(deal: Deal) -> set[str]:

@@ -14,9 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from twentynine.actions import Action
-from twentynine.cards import SUITS, card_text
-from twentynine.rules import resolve
+from twentynine.game.actions import Action
+from twentynine.game.cards import SUITS, card_text
+from twentynine.game.rules import resolve
 from twentynine.tui.plain import PlainGame
 from twentynine.tui.session import Table, seat_plan
 from twentynine.tui.text import Glyphs, legal_plays, read_action
@@ -24,7 +24,7 @@ from twentynine.tui.text import Glyphs, legal_plays, read_action
 
 def command() -> list[str]:
     script = Path(sys.executable).with_name("twentynine")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "twentynine.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "twentynine.cli.main"]
 
 
 def play(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:

@@ -19,12 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from twentynine import record
-from twentynine.actions import KINDS, Action
-from twentynine.cards import card_text
-from twentynine.engine import Deal, IllegalAction, Match
-from twentynine.observation import event_view
-from twentynine.rules import (
+from twentynine.game import record
+from twentynine.game.actions import KINDS, Action
+from twentynine.game.cards import card_text
+from twentynine.game.engine import Deal, IllegalAction, Match
+from twentynine.game.observation import event_view, observe
+from twentynine.game.rules import (
     ALL_PASS,
     AUCTIONS,
     DIRECTIONS,
@@ -1073,7 +1073,7 @@ def check_observations(match: Match) -> None:
     bidder = deal.bidder if deal.bidder >= 0 else None
     trump = "SHDC"[deal.trump] if deal.trump >= 0 else None
     for seat in (None, 0, 1, 2, 3):
-        obs = match.observation(seat)
+        obs = observe(match, seat)
         js = obs.to_json()
         json.dumps(js)
         # the cards on the table are played cards, and all of them

@@ -15,12 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from twentynine import record
-from twentynine.actions import FLAG_KINDS, Action, ActionError
-from twentynine.cards import SUITS, card_text
-from twentynine.engine import Match
-from twentynine.record import EXIT_ILLEGAL, EXIT_MALFORMED, EXIT_OK
-from twentynine.rules import PROFILES, resolve
+from twentynine.game import record
+from twentynine.game.actions import FLAG_KINDS, Action, ActionError
+from twentynine.game.cards import SUITS, card_text
+from twentynine.game.engine import Match
+from twentynine.game.record import EXIT_ILLEGAL, EXIT_MALFORMED, EXIT_OK
+from twentynine.game.rules import PROFILES, resolve
 
 Play = Callable[..., Match]
 RecordOf = Callable[[Match], dict[str, Any]]

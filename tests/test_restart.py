@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
-from twentynine.localhost import free_port
+from twentynine.benchmarks.localhost import free_port
 from twentynine.server.game import Game
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import SQLiteStore

@@ -609,7 +609,7 @@ def test_a_client_gone_before_its_answer_does_not_upset_the_lobby() -> None:
     import asyncio
 
     from twentynine.server import protocol as P
-    from twentynine.server.session import Lobby
+    from twentynine.server.lobby import Lobby
 
     class Gone:
         async def send(self, data: dict[str, Any]) -> None:

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from twentynine.engine import CANCELLED, Match
-from twentynine.rules import PROFILES, Rules, resolve
-from twentynine.scoring import (
+from twentynine.game.engine import CANCELLED, Match
+from twentynine.game.rules import PROFILES, Rules, resolve
+from twentynine.game.scoring import (
     CONTRACT,
     SINGLE,
     VOID,

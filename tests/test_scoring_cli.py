@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from twentynine import __version__
-from twentynine.cli import main
+from twentynine.cli.main import main
 
 
 def command() -> list[str]:
     script = Path(sys.executable).with_name("twentynine")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "twentynine.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "twentynine.cli.main"]
 
 
 def run(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

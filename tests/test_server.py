@@ -23,9 +23,9 @@ with warnings.catch_warnings():
 
 from helpers import played
 
-from twentynine.actions import Action
 from twentynine.bots.characters import BY_ID
-from twentynine.record import replay_record
+from twentynine.game.actions import Action
+from twentynine.game.record import replay_record
 from twentynine.server import protocol as P
 from twentynine.server.game import Game, GameError
 from twentynine.server.session import ServerConfig
@@ -281,7 +281,7 @@ def test_a_client_never_sees_another_hand_a_hidden_trump_or_the_seed(
         end = play_deal(ws, log)
         session = next(iter(client.app.state.lobby.sessions.values()))  # type: ignore[attr-defined]
         deal = session.game.match.deals[0]
-        from twentynine.cards import card_text
+        from twentynine.game.cards import card_text
 
         mine = {card_text(c) for c in deal.hands[0]}
         played: set[str] = set()

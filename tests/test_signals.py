@@ -15,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from twentynine.actions import PLAY
 from twentynine.bots import make_bot
 from twentynine.bots.knowledge import analyse
 from twentynine.bots.search import ExpertBot
@@ -27,10 +26,11 @@ from twentynine.bots.signals import (
     drops,
     slammed_suit,
 )
-from twentynine.dealing import deal_hands
-from twentynine.engine import OVER, Deal
-from twentynine.observation import observe_deal
-from twentynine.rules import PROFILES
+from twentynine.game.actions import PLAY
+from twentynine.game.dealing import deal_hands
+from twentynine.game.engine import OVER, Deal
+from twentynine.game.observation import observe_deal
+from twentynine.game.rules import PROFILES
 
 
 def deal_for(seed: int) -> Deal:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from twentynine.cards import KING, POINTS, QUEEN, SUIT_MASK, TOTAL_POINTS, mask_of, parse_cards
+from twentynine.game.cards import KING, POINTS, QUEEN, SUIT_MASK, TOTAL_POINTS, mask_of, parse_cards
 from twentynine.solver import (
     Goal,
     Move,

@@ -33,10 +33,10 @@ with warnings.catch_warnings():
 from helpers import played
 
 from twentynine.bots.characters import BY_ID
-from twentynine.engine import IllegalAction
-from twentynine.server import store as store_module
+from twentynine.game.engine import IllegalAction
 from twentynine.server.game import Game, GameError
-from twentynine.server.session import GameSession, Lobby, ServerConfig
+from twentynine.server.lobby import Lobby
+from twentynine.server.session import GameSession, ServerConfig
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import (
     GameStore,
@@ -50,6 +50,7 @@ from twentynine.server.store import (
     hash_token,
     open_store,
 )
+from twentynine.server.store import sql as store_module
 from twentynine.web.app import create_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -497,7 +498,7 @@ def test_open_store_paths_and_urls(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 def test_open_store_picks_postgresql_by_url(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from twentynine.server.store_pg import PostgresStore
+    from twentynine.server.store.postgres import PostgresStore
 
     for url in (pg_url, pg_url.replace("postgresql://", "postgres://", 1)):
         s = open_store(url)
@@ -512,7 +513,7 @@ def test_open_store_picks_postgresql_by_url(pg_url: str, monkeypatch: pytest.Mon
 
 
 def test_an_unreachable_server_is_a_store_error_without_the_password() -> None:
-    from twentynine.localhost import free_port
+    from twentynine.benchmarks.localhost import free_port
 
     url = f"postgresql://ann:s3cret@127.0.0.1:{free_port()}/games?connect_timeout=2"
     with pytest.raises(StoreError, match="cannot open the games database") as failed:

@@ -14,8 +14,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from twentynine.cards import card_symbol
-from twentynine.rules import resolve
+from twentynine.game.cards import card_symbol
+from twentynine.game.rules import resolve
 from twentynine.tui.app import ConfirmScreen, HelpScreen, PlayApp
 from twentynine.tui.session import Table, seat_plan
 from twentynine.tui.text import Glyphs

@@ -37,10 +37,10 @@ with warnings.catch_warnings():
 from helpers import bot_serve, loopback_port
 from test_bhoos_live import broken_app, run_server
 
-from twentynine.protocols.bhoos.notation import card_out
-from twentynine.protocols.bhoos.server import BotService
 from twentynine.server.session import GameSession, ServerConfig
 from twentynine.server.store import SQLiteStore
+from twentynine.services.protocols.bhoos.notation import card_out
+from twentynine.services.protocols.bhoos.server import BotService
 from twentynine.web.app import create_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

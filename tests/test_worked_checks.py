@@ -22,7 +22,7 @@ from helpers import (
     rules_of,
 )
 
-from twentynine.engine import Deal
+from twentynine.game.engine import Deal
 
 # ---------------------------------------------------------------------------
 # Hearts led: A♥ 9♥ J♥ K♥, no trumps active: J♥ wins, 6 points.

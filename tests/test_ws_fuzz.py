@@ -27,7 +27,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient, WebSocketTestSession
 
-from twentynine.actions import KINDS, Action, ActionError
+from twentynine.game.actions import KINDS, Action, ActionError
 from twentynine.server import protocol as P
 from twentynine.server.session import GameSession, ServerConfig
 from twentynine.web.app import create_app

@@ -1,10 +1,10 @@
 """twentynine: the card game 29, its rules engine, bots and ways to play."""
 
-from .actions import Action, ActionError
-from .cards import CardError, card_text, parse_card
-from .engine import Deal, IllegalAction, Match
-from .observation import Observation, event_view, observe
-from .rules import PROFILES, Rules, RulesError, resolve
+from .game.actions import Action, ActionError
+from .game.cards import CardError, card_text, parse_card
+from .game.engine import Deal, IllegalAction, Match
+from .game.observation import Observation, event_view, observe
+from .game.rules import PROFILES, Rules, RulesError, resolve
 
 __version__ = "0.1.0"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from twentynine.localhost import CHROMIUM_ARGS, free_port, stop
+from twentynine.benchmarks.localhost import CHROMIUM_ARGS, free_port, stop
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]

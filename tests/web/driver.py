@@ -17,9 +17,9 @@ from typing import Any
 
 from playwright.sync_api import Page
 
-from twentynine.actions import Action
 from twentynine.bots.characters import BY_ID
-from twentynine.engine import PAIR_WINDOW
+from twentynine.game.actions import Action
+from twentynine.game.engine import PAIR_WINDOW
 from twentynine.server.game import Game
 from twentynine.server.setup import parse_setup
 

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from twentynine.bots.characters import CHARACTERS
-from twentynine.rules import PROFILES
+from twentynine.game.rules import PROFILES
 from twentynine.server import protocol as P
 from twentynine.server.meta import CHOICES, option_schema
 

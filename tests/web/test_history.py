@@ -17,7 +17,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from twentynine.record import replay_text
+from twentynine.game.record import replay_text
 
 from .driver import Choices, fetch_record, game_handle, play_until, start_game
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from twentynine.record import replay_record
+from twentynine.game.record import replay_record
 
 from .driver import Choices, display_order, fetch_record, play_until, plays, start_game
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from twentynine.rules import PROFILES
+from twentynine.game.rules import PROFILES
 
 from .driver import Choices, Obs, find_seed, play_until, start_game
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from playwright.sync_api import Page
 
+from twentynine.game.rules import PROFILES
 from twentynine.offline.checks import selfplay_many
-from twentynine.rules import PROFILES
 
 from .conftest import _missing
 

@@ -1,5 +1,5 @@
 """The score sheet page (#score) in chromium: the browser's scorer (scorer.js)
-gives the same results as twentynine.scoring on one table of cases and on
+gives the same results as twentynine.game.scoring on one table of cases and on
 random engine games; the page scores deals, corrects a past one, refuses an
 impossible one with a message, ends the match, keeps its sheet across a
 reload, and works offline once the app is installed (service worker)."""
@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from twentynine.engine import CANCELLED, MULTIPLIER, Match
-from twentynine.rules import Rules, resolve
-from twentynine.scoring import ScoreError, parse_entry, score_sheet
+from twentynine.game.engine import CANCELLED, MULTIPLIER, Match
+from twentynine.game.rules import Rules, resolve
+from twentynine.game.scoring import ScoreError, parse_entry, score_sheet
 
-SCORING_PY = Path(__file__).resolve().parents[2] / "twentynine" / "scoring.py"
+SCORING_PY = Path(__file__).resolve().parents[2] / "twentynine" / "game" / "scoring.py"
 CATALOG = json.loads(
     (
         Path(__file__).resolve().parents[2] / "twentynine" / "web" / "static" / "i18n" / "en.json"
@@ -61,7 +61,7 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
 
 
 def python_result(rules: Any, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    from twentynine.scoring import Entry
+    from twentynine.game.scoring import Entry
 
     try:
         lines = score_sheet(rules, [Entry.from_json(e) for e in entries])

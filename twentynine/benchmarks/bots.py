@@ -14,10 +14,9 @@ import subprocess
 import sys
 import time
 
-from ..bots import LEVELS, make_bot
-from ..dealing import deal_hands, derive_seed
-from ..engine import OVER, Deal
-from ..rules import PROFILES, parse_assignments, resolve
+from ..bots import LEVELS
+from ..bots.timing import time_level
+from ..game.rules import PROFILES, parse_assignments
 
 # A fresh process: import, build an expert bot, and let it make its first card
 # decision of a deal (the first that needs the solver). Printed: seconds from
@@ -26,36 +25,19 @@ COLD_START = """
 import time
 t0 = time.perf_counter()
 from twentynine.bots import make_bot
-from twentynine.dealing import deal_hands
-from twentynine.engine import Deal
-from twentynine.rules import PROFILES
+from twentynine.game.dealing import deal_hands
+from twentynine.game.engine import Deal
+from twentynine.game.observation import observe_deal
+from twentynine.game.rules import PROFILES
 deal = Deal(PROFILES["pagat"], 0, deal_hands(1, 0))
 expert, helper = make_bot("expert"), make_bot("casual")
 while deal.phase != "play":
-    deal.apply(helper.act(deal.observation(deal.to_act)))
+    deal.apply(helper.act(observe_deal(deal, deal.to_act)))
 t1 = time.perf_counter()
-deal.apply(expert.act(deal.observation(deal.to_act)))
+deal.apply(expert.act(observe_deal(deal, deal.to_act)))
 t2 = time.perf_counter()
 print(f"{t2 - t0:.3f} {t2 - t1:.3f}")
 """
-
-
-def time_level(
-    level: str, rules_profile: str, options: dict[str, str], deals: int, seed: int
-) -> list[float]:
-    rules = resolve(rules_profile, options)
-    times: list[float] = []
-    for i in range(deals):
-        dealer = i % 4
-        deal = Deal(rules, dealer, deal_hands(derive_seed(seed, i), dealer, rules.clockwise))
-        bots = [make_bot(level, seed=s) for s in range(4)]
-        while deal.phase != OVER:
-            obs = deal.observation(deal.to_act)
-            t = time.perf_counter()
-            action = bots[deal.to_act].act(obs)
-            times.append(time.perf_counter() - t)
-            deal.apply(action)
-    return times
 
 
 def cold_start(runs: int = 2) -> list[tuple[float, float, float]]:

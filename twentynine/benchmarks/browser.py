@@ -27,7 +27,7 @@ import time
 import urllib.request
 from typing import Any
 
-from ..localhost import CHROMIUM_ARGS, free_port, stop
+from .localhost import CHROMIUM_ARGS, free_port, stop
 
 
 def start_server() -> tuple[subprocess.Popen[bytes], str]:

@@ -14,9 +14,9 @@ import statistics
 import time
 from collections.abc import Callable
 
-from ..dealing import deal_hands, derive_seed
-from ..engine import OVER, Deal
-from ..rules import PROFILES, parse_assignments, resolve
+from ..game.dealing import deal_hands, derive_seed
+from ..game.engine import OVER, Deal
+from ..game.rules import PROFILES, parse_assignments, resolve
 
 
 def _random_deals(profile: str, options: dict[str, str], n: int, seed: int) -> Callable[[], int]:

@@ -58,8 +58,8 @@ from typing import Any
 
 from websockets.exceptions import ConnectionClosed
 
-from ..localhost import free_port, stop
-from ..rules import PROFILES
+from ..game.rules import PROFILES
+from .localhost import free_port, stop
 
 try:  # websockets >= 13
     from websockets.asyncio.client import connect as ws_connect
@@ -210,7 +210,7 @@ class Server:
         env.pop("TWENTYNINE_DB", None)
         for attempt in range(3):  # a port taken between our probe and the server's bind
             self.port = free_port(HOST)
-            cmd = [sys.executable, "-m", "twentynine.cli", "serve", "--host", HOST]
+            cmd = [sys.executable, "-m", "twentynine.cli.main", "serve", "--host", HOST]
             cmd += ["--port", str(self.port), "--db", self.db]
             with open(self.log_path, "ab") as out:
                 self.proc = subprocess.Popen(

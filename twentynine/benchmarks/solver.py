@@ -16,7 +16,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from ..cards import NUM_CARDS, SUITS
+from ..game.cards import NUM_CARDS, SUITS
 from ..solver import Goal, Position, Solver, numba_available
 from ..solver.position import CARDS_PER_HAND, SEATS
 

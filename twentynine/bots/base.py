@@ -14,8 +14,8 @@ import hashlib
 import random
 from dataclasses import dataclass
 
-from ..actions import Action
-from ..observation import Observation
+from ..game.actions import Action
+from ..game.observation import Observation
 
 
 @dataclass(frozen=True)

@@ -18,19 +18,31 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from ..actions import BID, DOUBLE, REDOUBLE, SET, TRUMP, Action
-from ..cards import ACE, JACK, NINE, SUIT_MASK, TEN, mask_of
-from ..engine import partner_of
-from ..observation import Observation
-from ..rules import Rules
-from .heuristic import estimate_team_points, find, kinds, pass_action, routine
-from .knowledge import analyse
-from .sampling import Impossible
+from ..game.actions import BID, DOUBLE, REDOUBLE, SET, TRUMP, Action
+from ..game.cards import ACE, JACK, NINE, SUIT_MASK, TEN, mask_of
+from ..game.engine import partner_of
+from ..game.observation import Observation
+from ..game.rules import Rules
+from ..solver import Outcome
+from .base import Style
+from .heuristic import CasualBot, estimate_team_points, find, kinds, pass_action, routine
+from .knowledge import Knowledge, analyse
+from .sampling import Impossible, World
+from .solving import goal_of, position_of, solver
 
-if TYPE_CHECKING:
-    from .search import StrongBot
+
+class Simulator(Protocol):
+    """What a contract decision needs of the player making it (``search.StrongBot``)."""
+
+    style: Style
+    casual: CasualBot
+
+    def sample(self, obs: Observation, know: Knowledge, rng: random.Random) -> World: ...
+
+    def weight(self, obs: Observation, know: Knowledge, world: World) -> float: ...
+
 
 FEATURES = (
     "bias",
@@ -140,7 +152,7 @@ class BiddingModel:
         return max(like, 1e-4)
 
     # -- decisions ---------------------------------------------------------------------
-    def decide(self, obs: Observation, bot: StrongBot, rng: random.Random) -> Action:
+    def decide(self, obs: Observation, bot: Simulator, rng: random.Random) -> Action:
         k = kinds(obs)
         hand = mask_of(obs.hand)
         if BID in k:
@@ -158,7 +170,7 @@ class BiddingModel:
             return self.double(obs, bot, rng)
         return bot.casual.decide(obs, rng, None)
 
-    def bid(self, obs: Observation, hand: int, bot: StrongBot) -> Action:
+    def bid(self, obs: Observation, hand: int, bot: Simulator) -> Action:
         seat = obs.seat
         assert seat is not None
         bids = sorted((a for a in obs.legal if a.kind == BID), key=lambda a: a.value or 0)
@@ -176,11 +188,8 @@ class BiddingModel:
             return bids[0]
         return pass_action(obs)
 
-    def double(self, obs: Observation, bot: StrongBot, rng: random.Random) -> Action:
+    def double(self, obs: Observation, bot: Simulator, rng: random.Random) -> Action:
         """Double, redouble or set when the simulated deals favour it."""
-        from ..solver import Outcome
-        from .search import goal_of, position_of, solver
-
         assert obs.seat is not None
         know = analyse(obs)
         goal = goal_of(obs)

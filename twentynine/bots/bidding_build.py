@@ -20,8 +20,8 @@ import statistics
 import time
 from pathlib import Path
 
-from ..cards import SUIT_MASK
-from ..dealing import deal_hands, derive_seed
+from ..game.cards import SUIT_MASK
+from ..game.dealing import deal_hands, derive_seed
 from ..solver import Goal, Position, Solver
 from .bidding import FEATURES, features
 

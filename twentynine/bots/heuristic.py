@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from ..actions import (
+from ..game.actions import (
     BID,
     DOUBLE,
     PAIR,
@@ -24,9 +24,9 @@ from ..actions import (
     TRUMP,
     Action,
 )
-from ..cards import JACK, KING, NINE, POINTS, QUEEN, SUIT_MASK, mask_of
-from ..engine import partner_of
-from ..observation import Observation
+from ..game.cards import JACK, KING, NINE, POINTS, QUEEN, SUIT_MASK, mask_of
+from ..game.engine import partner_of
+from ..game.observation import Observation
 from .base import Bot
 from .knowledge import Knowledge, analyse
 from .signals import slammed_suit

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..cards import FULL_DECK, POINTS, SUIT_MASK, mask_of
-from ..engine import partner_of
-from ..observation import Observation
+from ..game.cards import FULL_DECK, POINTS, SUIT_MASK, mask_of
+from ..game.engine import partner_of
+from ..game.observation import Observation
 
 
 @dataclass

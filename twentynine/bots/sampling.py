@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..cards import SUIT_MASK
+from ..game.cards import SUIT_MASK
 from .knowledge import Knowledge
 
 MAX_TRIES = 200

@@ -21,71 +21,23 @@ import random
 import time
 from collections.abc import Callable
 
-from ..actions import PLAY, REVEAL, Action
-from ..cards import POINTS, SUIT_MASK
-from ..engine import lowered_target, raised_target
-from ..observation import Observation
-from ..solver import Goal, Move, Outcome, Position, Solver
+from ..game.actions import PLAY, REVEAL, Action
+from ..game.cards import POINTS, SUIT_MASK
+from ..game.observation import Observation
+from ..solver import Move, Outcome
 from .base import Bot, Style
 from .bidding import BiddingModel, default_model
 from .heuristic import CasualBot, kinds
 from .knowledge import Knowledge, analyse
 from .sampling import Impossible, World, deal_world
 from .signals import consistent_drops, drops
+from .solving import goal_of, position_of, solver
 
-_solver: Solver | None = None
 # Solver speed used to turn a time budget into a node budget (measured on a
 # 2-core machine: about 14 M nodes/s compiled, 0.1-0.2 M in plain Python).
 NODES_PER_SECOND = 10_000_000
 PURE_NODES_PER_SECOND = 100_000
 WALL_GUARD = 4.0
-
-
-def solver() -> Solver:
-    """One solver per process (the bots of a process take turns)."""
-    global _solver
-    if _solver is None:
-        _solver = Solver()
-    return _solver
-
-
-def goal_of(obs: Observation) -> Goal:
-    """What the bidding team plays for in this observation."""
-    assert obs.bidder is not None and obs.bid is not None and obs.target is not None
-    rules = obs.rules
-    team = obs.bidder & 1
-    if obs.pair is not None:
-        return Goal(team, obs.target, obs.target, obs.target)
-    return Goal(
-        team,
-        obs.target,
-        lowered_target(rules, obs.bid),
-        raised_target(rules, obs.bid),
-    )
-
-
-def position_of(obs: Observation, world: World, leader: int | None = None) -> Position:
-    """The solver's position for a world; ``leader`` for a position before play starts."""
-    rules = obs.rules
-    assert obs.seat is not None
-    if leader is None:
-        leader = obs.trick_leader if obs.trick_leader is not None else obs.seat
-    return Position(
-        hands=world.hands,
-        leader=leader,
-        trick=tuple(c for _, c in obs.trick),
-        points=obs.points,
-        tricks_played=len(obs.tricks),
-        trump=world.trump,
-        revealed=obs.trump_revealed,
-        reveal=rules.reveal,  # type: ignore[arg-type]
-        asked=obs.asked == obs.seat,
-        unrevealed=rules.unrevealed,  # type: ignore[arg-type]
-        last_trick_point=rules.last_trick_point,
-        pair_pending=rules.pair != "off" and obs.pair is None,
-        pair_team=obs.pair[1] if obs.pair is not None else None,
-        clockwise=rules.clockwise,
-    )
 
 
 def trump_scores(hand: int) -> list[float]:

@@ -17,10 +17,10 @@ fits it (see ``consistent_drops``).
 
 from __future__ import annotations
 
-from ..actions import PLAY, Action
-from ..cards import SUIT_MASK
-from ..engine import partner_of
-from ..observation import Observation
+from ..game.actions import PLAY, Action
+from ..game.cards import SUIT_MASK
+from ..game.engine import partner_of
+from ..game.observation import Observation
 from .knowledge import Knowledge
 
 SLAM = "slam"

@@ -18,13 +18,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ..actions import PLAY, Action
 from ..bots import make_bot, search
 from ..bots.characters import BY_ID
-from ..dealing import deal_hands, derive_seed
-from ..engine import OVER, Deal
-from ..record import replay_text
-from ..rules import PROFILES
+from ..bots.solving import solver, use_solver
+from ..bots.timing import time_level
+from ..game.actions import PLAY, Action
+from ..game.dealing import deal_hands, derive_seed
+from ..game.engine import OVER, Deal
+from ..game.observation import observe_deal
+from ..game.record import replay_text
+from ..game.rules import PROFILES
 from ..server.game import Game
 from ..server.setup import parse_setup
 from ..solver import Solver
@@ -35,13 +38,14 @@ DEFAULT_CHARACTERS = ("meera", "tara", "raju", "pip")
 @contextmanager
 def exact_bots() -> Iterator[None]:
     """Bots that decide the same on every machine: pure solver, no wall clock."""
-    saved_solver, saved_guard = search._solver, search.StrongBot.wall_guard
-    search._solver = Solver(backend="pure")
+    saved_solver = use_solver(Solver(backend="pure"))
+    saved_guard = search.StrongBot.wall_guard
     search.StrongBot.wall_guard = None
     try:
         yield
     finally:
-        search._solver, search.StrongBot.wall_guard = saved_solver, saved_guard
+        use_solver(saved_solver)
+        search.StrongBot.wall_guard = saved_guard
 
 
 def selfplay(
@@ -110,16 +114,16 @@ def probe(
     rules = PROFILES["pagat"]
     times: list[float] = []
     helper = make_bot("casual")
-    search.solver()  # made once per process: not part of a decision
+    solver()  # made once per process: not part of a decision
     for i in range(deals):
         dealer = i % 4
         deal = Deal(rules, dealer, deal_hands(derive_seed(seed, i), dealer, rules.clockwise))
         while deal.phase != OVER and not any(a.kind == PLAY for a in deal.legal_actions()):
-            deal.apply(helper.act(deal.observation(deal.to_act)))
+            deal.apply(helper.act(observe_deal(deal, deal.to_act)))
         if deal.phase == OVER:
             continue
         bot = make_bot(level, seed=i)
-        obs = deal.observation(deal.to_act)
+        obs = observe_deal(deal, deal.to_act)
         start = time.perf_counter()
         bot.act(obs)
         times.append(time.perf_counter() - start)
@@ -130,6 +134,4 @@ def probe(
 
 def decision_times(level: str, deals: int = 2, seed: int = 29) -> list[float]:
     """Seconds of every decision of ``level`` bots playing ``deals`` deals against each other."""
-    from ..benchmarks.bots import time_level
-
     return time_level(level, "pagat", {}, deals, seed)

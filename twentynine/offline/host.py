@@ -18,7 +18,9 @@ from typing import Any
 
 from ..server import protocol as P
 from ..server.botpool import INLINE
-from ..server.session import GameSession, Lobby, ServerConfig, dumps, welcome
+from ..server.lobby import Lobby
+from ..server.protocol import dumps, welcome
+from ..server.session import GameSession, ServerConfig
 from ..server.store import GameStore
 
 log = logging.getLogger("twentynine.offline")

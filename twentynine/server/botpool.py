@@ -22,11 +22,11 @@ import threading
 import time
 from typing import Any
 
-from ..actions import Action
 from ..bots.base import RandomBot
 from ..bots.characters import BY_ID
 from ..bots.signals import choose_signal
-from ..observation import Observation
+from ..game.actions import Action
+from ..game.observation import Observation
 
 log = logging.getLogger("twentynine.server")
 

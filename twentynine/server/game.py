@@ -20,10 +20,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..actions import PLAY, Action, ActionError
-from ..dealing import deal_hands, derive_seed, first_dealer
-from ..engine import OVER, PAIR_WINDOW, RECORD_FORMAT, IllegalAction, Match
-from ..observation import Observation, event_view, observe
+from ..game.actions import PLAY, Action, ActionError
+from ..game.dealing import deal_hands, derive_seed, first_dealer
+from ..game.engine import OVER, PAIR_WINDOW, RECORD_FORMAT, IllegalAction, Match
+from ..game.observation import Observation, event_view, observe
 from .setup import GameSetup
 
 NEXT_DEAL = "next_deal"

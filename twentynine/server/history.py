@@ -32,12 +32,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from ..actions import ActionError
-from ..cards import SUITS, card_text
-from ..engine import MULTIPLIER, OVER, Deal, IllegalAction, Match
-from ..record import RecordError, replay_record
+from ..game.actions import ActionError
+from ..game.cards import SUITS, card_text
+from ..game.engine import MULTIPLIER, OVER, Deal, IllegalAction, Match
+from ..game.record import RecordError, replay_record
 from .game import Game, GameError
-from .session import GameSession, Lobby
+from .lobby import Lobby
+from .session import GameSession
 from .setup import GameSetup, SetupError, parse_setup
 from .store import GameStore, StoredSummary, StoreError, UnknownGame
 

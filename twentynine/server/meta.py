@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import __version__
 from ..bots.characters import CHARACTERS
-from ..rules import ABSOLUTE_MAX_BID, BOOLS, CHOICES, PROFILES, Rules
+from ..game.rules import ABSOLUTE_MAX_BID, BOOLS, CHOICES, PROFILES, Rules
 from . import PROTOCOL_VERSION
 from .setup import DEFAULT_BOTS, DEFAULT_MATCH_TARGET, SEAT_NAMES
 

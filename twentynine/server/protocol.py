@@ -59,6 +59,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .. import __version__
+from . import PROTOCOL_VERSION
+
 MAX_MESSAGE_BYTES = 4096
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
@@ -200,3 +203,18 @@ def parse_message(text: str | bytes | None) -> Message:
 
 def error(code: str, message: str, ident: str | None, version: int) -> dict[str, Any]:
     return {"type": "error", "v": version, "id": ident, "code": code, "message": message}
+
+
+def welcome() -> dict[str, Any]:
+    """The first message on every connection: who speaks, in which protocol version."""
+    return {
+        "type": "welcome",
+        "v": 0,
+        "protocol": PROTOCOL_VERSION,
+        "server": f"twentynine {__version__}",
+    }
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """A message as sent on the wire: compact JSON, text kept as it is."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

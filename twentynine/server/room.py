@@ -268,8 +268,8 @@ class Room:
                 raise RoomError("forbidden", "this server does not seat bots by URL")
             if self.setup.get("profile") != "bhoos":
                 raise RoomError("bad_setup", "a contest bot by URL plays the 'bhoos' profile only")
-            from ..protocols.bhoos.adapter import parse_spec
-            from ..protocols.bhoos.notation import check_rules
+            from ..services.protocols.bhoos.adapter import parse_spec
+            from ..services.protocols.bhoos.notation import check_rules
 
             try:
                 base, _, _ = parse_spec(bot)

@@ -13,8 +13,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import protocol as P
 from .history import routes as history_routes
+from .lobby import Lobby
 from .meta import meta
-from .session import GameSession, Lobby, dumps, welcome
+from .protocol import dumps, welcome
+from .session import GameSession
 
 log = logging.getLogger("twentynine.server")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bots.characters import BY_ID, CHARACTERS
-from ..rules import PROFILES, Rules, RulesError, resolve
+from ..game.rules import PROFILES, Rules, RulesError, resolve
 
 SEAT_NAMES = ("South", "West", "North", "East")
 MAX_NAME = 24
@@ -152,7 +152,7 @@ def _seat(index: int, raw: Any) -> SeatSetup:
         url = raw["url"]
         if len(raw) != 1 or not isinstance(url, str):
             raise SetupError(f"seat {index}: a contest bot is {{'url': 'http://host:port'}}")
-        from ..protocols.bhoos.adapter import parse_spec
+        from ..services.protocols.bhoos.adapter import parse_spec
 
         try:
             base, _, _ = parse_spec(url)
@@ -234,7 +234,7 @@ def parse_setup(raw: Any, allow_bot_south: bool = False) -> GameSetup:
     if any(s.url is not None for s in seats):
         if rules.profile != "bhoos":
             raise SetupError("a contest bot by URL plays the 'bhoos' profile only")
-        from ..protocols.bhoos.notation import check_rules
+        from ..services.protocols.bhoos.notation import check_rules
 
         try:
             check_rules(rules)

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-from twentynine.cards import POINTS, SUIT_MASK, suit_of
+from twentynine.game.cards import POINTS, SUIT_MASK, suit_of
 from twentynine.solver import kernel
 from twentynine.solver.position import (
     CARDS_PER_TRICK,

@@ -14,7 +14,7 @@ for recursive functions), and because the very same source must also run as
 plain Python, on lists, where numba or numpy is missing (e.g. in the browser).
 ``search_compiled`` is the numba version when numba is importable, else ``None``.
 
-Cards are ``suit * 8 + strength`` as in ``twentynine.cards``; a move is a card
+Cards are ``suit * 8 + strength`` as in ``twentynine.game.cards``; a move is a card
 plus ``REVEAL_FLAG`` when playing it reveals trumps (an automatic reveal, or the
 request under ``reveal: ask``).
 
@@ -38,7 +38,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from twentynine.cards import NUM_CARDS, RANK_POINTS, SUITS
+from twentynine.game.cards import NUM_CARDS, RANK_POINTS, SUITS
 
 # A move's card is in the low bits; this flag marks a move that reveals trumps.
 REVEAL_FLAG = 32

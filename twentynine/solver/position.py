@@ -14,7 +14,7 @@ from enum import IntEnum
 from functools import total_ordering
 from typing import Literal, NamedTuple
 
-from twentynine.cards import (
+from twentynine.game.cards import (
     FULL_DECK,
     KING,
     NUM_CARDS,

@@ -27,11 +27,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import RichLog, Static
 
-from ..actions import BID, PASS, REVEAL, SEVENTH, TRUMP, Action
-from ..cards import POINTS, SUIT_NAMES
-from ..engine import IllegalAction
-from ..observation import Observation
-from ..rules import OPTION_HELP, PROFILE_SUMMARIES, format_value
+from ..game.actions import BID, PASS, REVEAL, SEVENTH, TRUMP, Action
+from ..game.cards import POINTS, SUIT_NAMES
+from ..game.engine import IllegalAction
+from ..game.observation import Observation
+from ..game.rules import OPTION_HELP, PROFILE_SUMMARIES, format_value
 from .session import SEAT_NAMES, TEAM_SHORT, Table
 from .text import (
     PHASE_QUESTIONS,

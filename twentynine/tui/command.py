@@ -7,7 +7,7 @@ import secrets
 import sys
 from typing import TYPE_CHECKING
 
-from ..rules import PROFILES, Rules, RulesError, parse_assignments, resolve
+from ..game.rules import PROFILES, Rules, RulesError, parse_assignments, resolve
 
 if TYPE_CHECKING:
     from .session import Table

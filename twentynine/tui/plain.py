@@ -14,9 +14,9 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from ..engine import IllegalAction
-from ..observation import Observation
-from ..rules import format_value
+from ..game.engine import IllegalAction
+from ..game.observation import Observation
+from ..game.rules import format_value
 from .session import SEAT_NAMES, TEAM_NAMES, TEAM_SHORT, Table
 from .text import (
     HELP_WORDS,

@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..actions import PAIR, Action
 from ..bots import LEVELS, Bot, make_bot
 from ..bots.characters import BY_ID, CHARACTERS
-from ..dealing import deal_hands, derive_seed, first_dealer
-from ..engine import OVER, PAIR_WINDOW, IllegalAction, Match
-from ..observation import Observation, event_view, observe
-from ..rules import Rules, RulesError
+from ..game.actions import PAIR, Action
+from ..game.dealing import deal_hands, derive_seed, first_dealer
+from ..game.engine import OVER, PAIR_WINDOW, IllegalAction, Match
+from ..game.observation import Observation, event_view, observe
+from ..game.rules import Rules, RulesError
 
 SEAT_NAMES = ("South", "West", "North", "East")
 SEAT_LETTERS = "SWNE"

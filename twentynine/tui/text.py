@@ -11,9 +11,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..actions import BID, PASS, PLAY, REVEAL, SEVENTH, TRUMP, Action
-from ..cards import POINTS, RANKS, SUIT_NAMES, SUITS, parse_card, parse_suit
-from ..observation import Observation
+from ..game.actions import BID, PASS, PLAY, REVEAL, SEVENTH, TRUMP, Action
+from ..game.cards import POINTS, RANKS, SUIT_NAMES, SUITS, parse_card, parse_suit
+from ..game.observation import Observation
 from .session import SEAT_NAMES, TEAM_NAMES, TEAM_SHORT
 
 FLAG_WORDS = {

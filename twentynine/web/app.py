@@ -32,8 +32,9 @@ from starlette.types import Scope
 
 from ..offline.bundle import Bundle
 from ..offline.bundle import build as build_bundle
+from ..server.lobby import Lobby
 from ..server.routes import routes as server_routes
-from ..server.session import Lobby, ServerConfig
+from ..server.session import ServerConfig
 from ..server.store import GameStore, StoreError, default_path
 
 STATIC = Path(__file__).parent / "static"

@@ -7,8 +7,9 @@
 
 import { h, replace } from "./dom.js";
 import { num, t } from "./i18n.js";
-import { seatName, teamName } from "./model.js";
+import { teamName } from "./model.js";
 import { buildReplay } from "./replay.js";
+import { dealOutcome, lengthText, sitterName } from "./summary.js";
 
 const KEY = "twentynine.history";
 const LIMIT = 200; // the server answers for at most 200 games at a time
@@ -88,46 +89,10 @@ function when(seconds, fallbackMs) {
   }
 }
 
-// Whether this browser's player sat at a seat (alone: a hot-seat table has no "you").
-export function isYouSeat(seats, seat, mine = null) {
-  const info = seats?.[seat];
-  if (!info || info.kind !== "human") return false;
-  if (mine) return mine.length === 1 && mine.includes(seat);
-  return seats.filter((s) => s.kind === "human").length === 1;
-}
-
-// The name of whoever sat at a seat, as this browser's player reads it.
-export function sitterName(seats, seat, mine = null) {
-  const info = seats?.[seat];
-  if (!info) return seatName(seat);
-  if (info.kind === "bot") return info.name;
-  if (isYouSeat(seats, seat, mine)) return t("player.you");
-  return info.name || seatName(seat);
-}
-
 function playersLine(g, mine) {
   return [0, 1]
     .map((tm) => t("history.team_players", { team: teamName(tm, true), a: sitterName(g.seats, tm, mine), b: sitterName(g.seats, tm + 2, mine) }))
     .join(" · ");
-}
-
-export function lengthText(matchTarget) {
-  return matchTarget ? t("history.match_to", { target: matchTarget }) : t("history.single_deals");
-}
-
-// One line on how a deal ended (from the engine's verdict of the deal).
-export function dealOutcome(v, seats, mine = null) {
-  const who = (seat) => sitterName(seats, seat, mine);
-  switch (v.result) {
-    case "made":
-    case "failed":
-      return t(`history.result_${v.result}`, { team: teamName(v.bidder & 1), bid: v.bid, points: v.points[v.bidder & 1] });
-    case "single-made":
-    case "single-failed":
-      return t(`history.result_${v.result.replace("-", "_")}`, { who: who(v.single) });
-    default:
-      return v.bidder === null ? t("result.headline_redeal") : t("result.headline_cancelled");
-  }
 }
 
 function resultLine(g, mine) {

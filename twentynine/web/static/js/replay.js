@@ -9,7 +9,7 @@ import { cardFace, cardName, suitIcon, suitName, suitTitle } from "./cards.js";
 import { h, replace, s } from "./dom.js";
 import { has, num, t } from "./i18n.js";
 import { seatName, teamName } from "./model.js";
-import { dealOutcome, isYouSeat, lengthText, sitterName } from "./history.js";
+import { dealOutcome, isYouSeat, lengthText, sitterName } from "./summary.js";
 import { sortHand } from "./table.js";
 
 const POS = ["bottom", "left", "top", "right"]; // South is drawn at the bottom

@@ -1,5 +1,5 @@
 // The score sheet of a table that plays with real cards: the browser's copy of
-// twentynine/scoring.py, rule for rule, so the page works offline without the
+// twentynine/game/scoring.py, rule for rule, so the page works offline without the
 // server. A browser test runs one table of cases through both and compares.
 // No DOM here: the page lives in scorepage.js.
 //

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .bots import make_bot
-from .bots.base import Bot
-from .dealing import deal_hands, derive_seed
-from .engine import MULTIPLIER, OVER, Deal, Match
-from .observation import observe_deal
+from ..bots import make_bot
+from ..bots.base import Bot
+from ..game.dealing import deal_hands, derive_seed
+from ..game.engine import MULTIPLIER, OVER, Deal, Match
+from ..game.observation import observe_deal
+from ..game.rules import Rules
 from .protocols.fault import BotFault
-from .rules import Rules
 
 Z95 = 1.959963984540054
 ELO_SCALE = 400.0

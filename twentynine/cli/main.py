@@ -11,8 +11,8 @@ import json
 import sys
 from collections.abc import Sequence
 
-from . import __version__
-from .rules import (
+from .. import __version__
+from ..game.rules import (
     OPTION_HELP,
     PROFILE_SUMMARIES,
     PROFILES,
@@ -139,15 +139,15 @@ def _parser() -> argparse.ArgumentParser:
     bs.add_argument("--port", type=int, default=8001)
     bs.add_argument("--seed", type=int, default=0, help="the bot's seed")
 
-    from . import scorer_cli
-    from .tui import command as play_command
+    from ..tui import command as play_command
+    from . import score
 
     pl = add("play", "Play 29 in the terminal against bots (or hot-seat), or watch four bots.")
     pl.epilog = play_command.EXAMPLES
     play_command.add_arguments(pl)
     sc = add("score", "Keep the score of a table that plays with real cards.")
-    sc.epilog = scorer_cli.EXAMPLES
-    scorer_cli.add_arguments(sc)
+    sc.epilog = score.EXAMPLES
+    score.add_arguments(sc)
     co = add("completion", "Print a shell completion script (bash, zsh or tcsh).")
     co.epilog = COMPLETION_EXAMPLES
     co.add_argument("shell", choices=["bash", "zsh", "tcsh"], help="the shell")
@@ -160,13 +160,13 @@ COMPLETION_EXAMPLES = """examples:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from .tui.command import run
+    from ..tui.command import run
 
     return run(args)
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from .scorer_cli import run
+    from .score import run
 
     return run(args)
 
@@ -182,8 +182,8 @@ def cmd_completion(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .account import describe_match
-    from .record import EXIT_MALFORMED, load, replay_record, replay_text
+    from ..game.account import describe_match
+    from ..game.record import EXIT_MALFORMED, load, replay_record, replay_text
 
     try:
         if args.file == "-":
@@ -263,23 +263,23 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "engine":
-        from .benchmarks import engine
+        from ..benchmarks import engine
 
         return engine.main(args.rest)
     if args.what == "bots":
-        from .benchmarks import bots
+        from ..benchmarks import bots
 
         return bots.main(args.rest)
     if args.what == "browser":
-        from .benchmarks import browser
+        from ..benchmarks import browser
 
         return browser.main(args.rest)
     if args.what == "load":
-        from .benchmarks import load
+        from ..benchmarks import load
 
         return load.main(args.rest)
     try:
-        from .benchmarks import solver  # type: ignore[attr-defined, unused-ignore]
+        from ..benchmarks import solver  # type: ignore[attr-defined, unused-ignore]
     except ImportError:
         print("twentynine bench: the solver is not built yet", file=sys.stderr)
         return 2
@@ -292,8 +292,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
     from rich.progress import Progress
 
-    from .arena import format_summary, is_url, plot, run_boards, summarise, write_outputs
-    from .bots import LEVELS
+    from ..bots import LEVELS
+    from ..services.arena import format_summary, is_url, plot, run_boards, summarise, write_outputs
 
     for spec in (args.a, args.b):
         if spec not in LEVELS and not is_url(spec):
@@ -305,7 +305,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     rules = resolve(args.profile, parse_assignments(args.options))
     for spec in (args.a, args.b):
         if is_url(spec):
-            from .protocols.bhoos.adapter import check_seat
+            from ..services.protocols.bhoos.adapter import check_seat
 
             check_seat(spec, rules)
     jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
@@ -334,8 +334,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
 
 def cmd_bot_serve(args: argparse.Namespace) -> int:
-    from .bots import LEVELS
-    from .protocols.bhoos.server import serve as bot_serve
+    from ..bots import LEVELS
+    from ..services.protocols.bhoos.server import serve as bot_serve
 
     if args.level not in LEVELS:
         raise RulesError(f"unknown bot level {args.level!r}; levels are: {', '.join(LEVELS)}")
@@ -343,7 +343,7 @@ def cmd_bot_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .web.app import serve
+    from ..web.app import serve
 
     return serve(args.host, args.port, open_browser=args.open, db=args.db)
 

@@ -6,7 +6,7 @@ the game points and the running match score with the pips of the sixes.
 ``edit N ...`` corrects a past deal and scores everything after it again.
 Interactive at a terminal; over a pipe or with ``--entry`` it is a script
 that stops at the first impossible entry with one line and status 1.
-The arithmetic is ``twentynine.scoring``'s.
+The arithmetic is ``twentynine.game.scoring``'s.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from .rules import PROFILES, Rules, RulesError, format_value, parse_assignments, resolve
-from .scoring import (
+from ..game.rules import PROFILES, Rules, RulesError, format_value, parse_assignments, resolve
+from ..game.scoring import (
     ENTRY_SYNTAX,
     SINGLE,
     TEAM_NAMES,

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...actions import BID, PLAY, REVEAL, TRUMP
-from ...observation import Observation
-from ...rules import Rules
+from ....game.actions import BID, PLAY, REVEAL, TRUMP
+from ....game.observation import Observation
+from ....game.rules import Rules
 from .notation import PLAYER_IDS, card_out, suit_out
 
 

@@ -31,11 +31,11 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
 
-from ...actions import BID, PLAY, REVEAL, TRUMP, Action
-from ...bots.base import Bot, Style
-from ...cards import SUIT_NAMES
-from ...observation import Observation
-from ...rules import Rules, RulesError
+from ....bots.base import Bot, Style
+from ....game.actions import BID, PLAY, REVEAL, TRUMP, Action
+from ....game.cards import SUIT_NAMES
+from ....game.observation import Observation
+from ....game.rules import Rules, RulesError
 from ..fault import BotFault
 from .notation import PASS_BID, ProtocolError, card_in, card_out, check_rules, is_int, suit_in
 from .requests import request_for

@@ -34,12 +34,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...actions import Action
-from ...bots.knowledge import trick_winner
-from ...cards import FULL_DECK, SUIT_MASK, cards_of, mask_of
-from ...engine import AUCTION, PLAYING, TRICKS, TRUMP_CHOICE, Deal, IllegalAction
-from ...observation import Observation, observe_deal
-from ...rules import Rules
+from ....bots.knowledge import trick_winner
+from ....game.actions import Action
+from ....game.cards import FULL_DECK, SUIT_MASK, cards_of, mask_of
+from ....game.engine import AUCTION, PLAYING, TRICKS, TRUMP_CHOICE, Deal, IllegalAction
+from ....game.observation import Observation, observe_deal
+from ....game.rules import Rules
 from .notation import (
     PASS_BID,
     ProtocolError,

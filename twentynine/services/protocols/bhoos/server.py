@@ -34,13 +34,13 @@ from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ...actions import BID, PLAY, REVEAL, TRUMP, Action
-from ...bots import LEVELS, make_bot
-from ...bots.base import Bot
-from ...dealing import deal_hands
-from ...engine import PLAYING, Deal, IllegalAction
-from ...observation import observe_deal
-from ...rules import RulesError
+from ....bots import LEVELS, make_bot
+from ....bots.base import Bot
+from ....game.actions import BID, PLAY, REVEAL, TRUMP, Action
+from ....game.dealing import deal_hands
+from ....game.engine import PLAYING, Deal, IllegalAction
+from ....game.observation import observe_deal
+from ....game.rules import RulesError
 from .notation import ENDPOINTS, PASS_BID, ProtocolError, card_out, protocol_rules, suit_out
 from .observation import Request, parse_request
 

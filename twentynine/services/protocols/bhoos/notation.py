@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any, TypeGuard
 
-from ...cards import RANKS, SUITS
-from ...rules import PROFILES, Rules, RulesError
+from ....game.cards import RANKS, SUITS
+from ....game.rules import PROFILES, Rules, RulesError
 
 PROTOCOL_RANKS = "J91TKQ87"  # high to low, as BHOOS.md lists them
 # Our rank letter for each protocol rank letter, and back.

@@ -4,10 +4,11 @@
 doubling, play with its reveal and pair windows); ``Match`` chains deals,
 keeps the score and passes the deal on. Both expose the same small API:
 ``legal_actions()``, ``apply(action)`` (returning the events it caused),
-``clone()``, ``to_act``, ``is_over()``, ``observation(seat)``.
+``clone()``, ``to_act``, ``is_over()``.
 
 Nothing here reads a clock, a file or global random state. Hidden
-information leaves only through ``observation(seat)`` and ``event_view``.
+information leaves only through ``observation`` (the module above this one:
+``observe(match, seat)``, ``observe_deal(deal, seat)`` and ``event_view``).
 """
 
 from __future__ import annotations
@@ -866,12 +867,6 @@ class Deal:
     def trick_winner_of(self, index: int) -> int:
         return self.tricks[index][3]
 
-    def observation(self, seat: int | None) -> Any:
-        """What ``seat`` may know of this deal (None: the public view)."""
-        from .observation import observe_deal
-
-        return observe_deal(self, seat)
-
     def verdict(self) -> dict[str, Any]:
         """This deal as the verdict object of the rules (section 7)."""
         over = self.phase == OVER
@@ -1049,11 +1044,6 @@ class Match:
             "rules": self.rules.to_json(),
             "deals": [d.to_record() for d in self.deals],
         }
-
-    def observation(self, seat: int | None) -> Any:
-        from .observation import observe
-
-        return observe(self, seat)
 
 
 RECORD_FORMAT = "29-record/1"

@@ -27,7 +27,8 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from .store import SQLStore, StoreError, T, Tx
+from .base import StoreError
+from .sql import SQLStore, T, Tx
 
 # The key of the advisory lock held while the schema is created or migrated,
 # so that two servers starting on a new database do not both create it.

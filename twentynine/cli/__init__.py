@@ -1,0 +1,1 @@
+"""The command line: ``twentynine`` and its subcommands (``main``), and the scorer's (``score``)."""
