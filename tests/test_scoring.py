@@ -13,13 +13,13 @@ import pytest
 
 from twentynine.engine import CANCELLED, Match
 from twentynine.rules import PROFILES, Rules, resolve
+from twentynine.scoresheet import Sheet
 from twentynine.scoring import (
     CONTRACT,
     SINGLE,
     VOID,
     Entry,
     ScoreError,
-    Sheet,
     entry_text,
     parse_entry,
     score_sheet,
