@@ -276,3 +276,47 @@ def test_the_menu_opens_the_score_sheet(page: Page, width: int) -> None:
     assert page.evaluate("location.hash") == "#score"
     page.click("[data-testid=score-back]")
     page.wait_for_selector("[data-testid=start-game]")
+
+
+# ---------------------------------------------------------------- issue 19: the defects
+
+
+@pytest.mark.parametrize(
+    ("bid", "outcome", "value", "words"),
+    [
+        ("", "points", "20", "Enter the bid."),
+        ("17.5", "points", "20", "The bid is a whole number, such as 18: “17.5” is not."),
+        ("eighteen", "points", "20", "The bid is a whole number, such as 18: “eighteen” is not."),
+        ("-3", "points", "20", "The bid -3 is below the lowest bid, 15."),
+        ("30", "points", "20", "The bid 30 is above the highest bid, 28."),
+        ("18", "points", "", "Enter the card points the bidding team took."),
+        (
+            "18",
+            "points",
+            "20.5",
+            "The points taken are a whole number, such as 20: “20.5” is not.",
+        ),
+        ("18", "points", "1e1", "The points taken are a whole number, such as 20: “1e1” is not."),
+        ("18", "points", "-2", "Points cannot be negative."),
+        ("18", "points", "29", "29 points is more than the 28 there are."),
+        ("18", "failed_by", "", "Enter by how many points the contract failed."),
+        (
+            "18",
+            "failed_by",
+            "2.5",
+            "The points short are a whole number, such as 3: “2.5” is not.",
+        ),
+        ("18", "failed_by", "0", "A contract fails by 1 point or more."),
+        ("18", "failed_by", "19", "It cannot fail by more than its target, 18."),
+    ],
+)
+def test_a_refused_deal_says_exactly_what_is_wrong(
+    page: Page, bid: str, outcome: str, value: str, words: str
+) -> None:
+    open_scorer(page, page.base_url)  # type: ignore[attr-defined]
+    page.fill("[data-testid=score-bid]", bid)
+    page.select_option("[data-testid=score-outcome]", outcome)
+    page.fill("[data-testid=score-value]", value)
+    page.click("[data-testid=score-add]")
+    expect(page.locator("[data-testid=score-error]")).to_have_text(words)
+    expect(page.locator("[data-testid=score-empty]")).to_be_visible()

@@ -38,6 +38,17 @@ function signed(n) {
   return n > 0 ? `+${num(n)}` : num(n);
 }
 
+// A number typed in the form: digits only (the Bengali and Devanagari digits too);
+// what is missing or not a whole number is said so, the range is the rules' to check.
+export function wholeNumber(text, what) {
+  const s = String(text ?? "")
+    .trim()
+    .replace(/[\u0966-\u096f\u09e6-\u09ef]/g, (d) => String(d.charCodeAt(0) - (d.charCodeAt(0) >= 0x09e6 ? 0x09e6 : 0x0966)));
+  if (s === "") throw new ScoreError(`${what}_missing`);
+  if (!/^[+-]?\d+$/.test(s)) throw new ScoreError(`${what}_not_whole`, { text: s.length > 12 ? `${s.slice(0, 12)}…` : s });
+  return parseInt(s, 10);
+}
+
 export function errorText(err) {
   if (err instanceof ScoreError) {
     const text = t(`score.err.${err.code}`, err.params);
@@ -229,10 +240,9 @@ export function buildScorer(root, meta, { onBack }) {
     const parts = [h("fieldset", { class: "score-kinds" }, kinds)];
     if (form.kind === CONTRACT) {
       const bid = h("input", {
-        type: "number",
+        type: "text",
+        autocomplete: "off",
         id: "score-bid",
-        min: r.min_bid,
-        max: r.max_bid,
         inputmode: "numeric",
         value: form.bid,
         placeholder: `${r.min_bid}–${r.max_bid}`,
@@ -265,10 +275,9 @@ export function buildScorer(root, meta, { onBack }) {
       parts.push(field(t("score.outcome"), outcome, "score-outcome"));
       if (form.outcome === "points" || form.outcome === "failed_by") {
         const value = h("input", {
-          type: "number",
+          type: "text",
+          autocomplete: "off",
           id: "score-value",
-          min: form.outcome === "points" ? 0 : 1,
-          max: 29,
           inputmode: "numeric",
           value: form.value,
           dataset: { testid: "score-value" },
@@ -313,8 +322,13 @@ export function buildScorer(root, meta, { onBack }) {
   function preview() {
     const el = formBox.querySelector(".score-preview");
     if (!el) return;
-    const bid = parseInt(form.bid, 10);
-    if (form.kind !== CONTRACT || !Number.isInteger(bid)) {
+    let bid = null;
+    try {
+      bid = wholeNumber(form.bid, "bid");
+    } catch {
+      /* no target to show until the bid is a number */
+    }
+    if (form.kind !== CONTRACT || bid === null) {
       el.textContent = "";
       return;
     }
@@ -323,23 +337,15 @@ export function buildScorer(root, meta, { onBack }) {
     el.textContent = t("score.preview_target", { target: contractTarget(r, bid, pair, form.team) });
   }
 
-  function number(text) {
-    const s = String(text).trim();
-    if (!/^-?\d+$/.test(s)) return null;
-    return parseInt(s, 10);
-  }
 
   function entryFromForm() {
     if (form.kind === VOID) return { kind: VOID };
     if (form.kind === SINGLE) return { kind: SINGLE, team: form.team, made: form.made };
-    const bid = number(form.bid);
-    if (bid === null) throw new ScoreError("bid_missing");
+    const bid = wholeNumber(form.bid, "bid");
     const e = { kind: CONTRACT, team: form.team, bid, doubling: form.doubling };
     if (form.pair !== "") e.pair = Number(form.pair);
     if (form.outcome === "points" || form.outcome === "failed_by") {
-      const v = number(form.value);
-      if (v === null) throw new ScoreError("outcome_missing");
-      e[form.outcome] = v;
+      e[form.outcome] = wholeNumber(form.value, form.outcome);
     } else {
       e.made = form.outcome === "made";
       if (!e.made && form.underHalf) e.under_half = true;
@@ -388,13 +394,15 @@ export function buildScorer(root, meta, { onBack }) {
         editing = null;
       }
     } catch (err) {
-      formError.textContent = errorText(err);
+      // the deal in the form needs no number; another deal's does
+      const own = err instanceof ScoreError && err.deal === (editing ?? st.entries.length);
+      formError.textContent = errorText(own ? err.at(null) : err);
       return;
     }
     store(st);
     resetForm();
     refresh();
-    formBox.querySelector("input[type=number]")?.focus();
+    formBox.querySelector("#score-bid, #score-value")?.focus();
   }
 
   // ---------------------------------------------------------------- the sheet
