@@ -20,6 +20,7 @@ from twentynine.rules import Rules, resolve
 from twentynine.scoring import ScoreError, parse_entry, score_sheet
 
 SCORING_PY = Path(__file__).resolve().parents[2] / "twentynine" / "scoring.py"
+JS = Path(__file__).resolve().parents[2] / "twentynine" / "web" / "static" / "js"
 CATALOG = json.loads(
     (
         Path(__file__).resolve().parents[2] / "twentynine" / "web" / "static" / "i18n" / "en.json"
@@ -154,6 +155,18 @@ def test_every_error_code_has_a_message_in_the_catalog() -> None:
     assert len(web) > 25
     missing = sorted(c for c in web if f"score.err.{c}" not in CATALOG)
     assert not missing, missing
+    # and every code the page's own modules throw, those of the form's numbers too
+    js = "".join((JS / name).read_text() for name in ("scorer.js", "scorebook.js", "scorepage.js"))
+    thrown = set(re.findall(r'(?:fail|ScoreError)\(\s*"([a-z_]+)"', js))
+    thrown |= {
+        f"{what}_{end}"
+        for what in ("bid", "points", "failed_by")
+        for end in ("missing", "not_whole")
+    }
+    thrown |= set(re.findall(r'code: "([a-z_]+)"', js))
+    assert len(thrown) > 50
+    missing = sorted(c for c in thrown - {"rules_refused"} if f"score.err.{c}" not in CATALOG)
+    assert not missing, missing
 
 
 # ---------------------------------------------------------------------------- the page
@@ -227,7 +240,7 @@ def test_the_page_scores_corrects_refuses_and_ends_the_match(page: Page, artifac
     expect(page.locator("[data-testid=score-add]")).to_be_disabled()
     page.screenshot(path=artifacts / "scorer-390x844.png", full_page=True)
     # a single hand needs the rule: switch it on in the sheet's rules
-    page.click("[data-testid=score-options] summary")
+    page.click("[data-testid=score-tab-rules]")
     page.select_option("#score-opt-pair", "off")
     expect(page.locator("[data-testid=score-rules-error]")).to_contain_text("no pair")
     page.click("[data-testid=score-clear]")
