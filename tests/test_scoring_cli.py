@@ -349,6 +349,21 @@ def test_named_sheets_are_kept_in_their_folder_and_listed_with_finished_matches(
     assert proc.returncode == 2 and "is not a sheet name" in proc.stderr
 
 
+def test_the_next_match_takes_the_teams_and_rules_of_the_last(tmp_path: Path) -> None:
+    folder = ["--dir", str(tmp_path)]
+    first = ["--sheet", "one", "--names", "Us", "Them", "--set", "under_half=yes"]
+    assert run("score", *folder, *first, "--entry", "ns 16 took 20").returncode == 0
+    proc = run("score", *folder, "--sheet", "two", "--like", "one", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["names"] == ["Us", "Them"] and report["entries"] == []
+    assert report["rules"] == {"profile": "pagat", "under_half": True}
+    proc = run("score", *folder, "--sheet", "two", "--like", "one")
+    assert proc.returncode == 2 and "exists already" in proc.stderr
+    proc = run("score", *folder, "--sheet", "three", "--like", "nowhere")
+    assert proc.returncode == 2 and "cannot read" in proc.stderr
+
+
 def test_the_sheets_folder_comes_from_the_environment(tmp_path: Path) -> None:
     env = {**os.environ, "TWENTYNINE_SHEETS": str(tmp_path), "PYTHONIOENCODING": "utf-8"}
     proc = subprocess.run(

@@ -35,6 +35,7 @@ from .scorer_files import (
     FileError,
     list_sheets,
     load_sheet,
+    read_file,
     save_sheet,
     sheet_path,
     sheets_dir,
@@ -80,6 +81,7 @@ EXAMPLES = (
   twentynine score                                  a sheet for the pagat rules, line by line
   twentynine score --sheet friday --names "Asha & Ravi" "Mina & Jo"   kept in the sheets folder
   twentynine score --list                           the sheets kept: in play, then finished matches
+  twentynine score --sheet friday-2 --like friday   the next match: same teams, same rules
   twentynine score --sheet friday --set under_half=yes   change a kept sheet's rules
   twentynine score --profile modern --sheet club.json    kept in a file of your own
   twentynine score --entry "ns 18 took 20" --entry "ew 22 failed by 2 pair ns"
@@ -134,6 +136,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         dest="source",
         metavar="LINK|FILE",
         help="start from a shared link or an exported JSON file (with --sheet: kept there)",
+    )
+    p.add_argument(
+        "--like",
+        metavar="NAME|FILE",
+        help="a new sheet with the team names and rules of this kept one (the next match)",
     )
     p.add_argument(
         "--entry",
@@ -420,10 +427,17 @@ def open_sheet(args: argparse.Namespace) -> tuple[Sheet, Path | None, bool]:
     path = sheet_path(args.sheet, args.dir) if args.sheet else None
     sheet = load_sheet(path, args.source)
     if sheet is None:
-        sheet = Sheet(_rules(args))
+        if args.like:
+            like = read_file(sheet_path(args.like, args.dir))
+            rules = _rules(args, like.rules) if args.profile or args.options else like.rules
+            sheet = Sheet(rules, names=like.names)
+        else:
+            sheet = Sheet(_rules(args))
         if args.names:
             sheet.names = read_names(args.names)
         return sheet, path, path is not None and not path.exists()
+    if args.like:
+        raise FileError(f"{path} exists already: --like starts a new sheet, name another")
     changed = bool(args.source)
     if args.profile is not None or args.options:
         changed = sheet.set_rules(_rules(args, sheet.rules)) or changed

@@ -401,7 +401,10 @@ function migrateOld(meta) {
 
 // False when the browser would not keep it (private mode, full storage).
 export function saveBook(book) {
-  const sheets = book.sheets.slice(-BOOK_LIMIT).map((s) => ({ id: s.id, file: sheetFile(s) }));
+  // beyond the limit the matches changed longest ago go first, never the open one
+  const newest = book.sheets.slice().sort((a, b) => (a.id === book.current ? -1 : b.id === book.current ? 1 : (b.updated || "") > (a.updated || "") ? 1 : -1));
+  const kept = new Set(newest.slice(0, BOOK_LIMIT).map((s) => s.id));
+  const sheets = book.sheets.filter((s) => kept.has(s.id)).map((s) => ({ id: s.id, file: sheetFile(s) }));
   sheets.push(...(book.broken || []));
   try {
     localStorage.setItem(BOOK_KEY, JSON.stringify({ format: "29-scorebook/1", current: book.current, sheets }));
