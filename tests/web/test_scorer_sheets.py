@@ -265,7 +265,7 @@ def test_matches_are_kept_listed_and_the_finished_ones_apart(page: Page) -> None
     expect(playing).to_have_count(1)
     expect(finished).to_have_count(1)
     expect(finished).to_contain_text("6 deals · +6 : 0 · Us won")
-    expect(playing).to_contain_text("1 deals · 0 : +1 · in play")
+    expect(playing).to_contain_text("1 deal · 0 : +1 · in play")
     finished.locator("[data-testid=score-open]").click()
     expect(rows(page)).to_have_count(6)
     # removing a match can be undone too

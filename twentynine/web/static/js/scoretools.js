@@ -16,7 +16,7 @@ const IMPORT_LIMIT = 1_000_000; // bytes: a sheet file is a few kilobytes
 export function editText(edit, n) {
   if (edit.edit === "add") return t("score.edit_add", { n });
   if (edit.edit === "correct" || edit.edit === "delete") return t(`score.edit_${edit.edit}`, { n: edit.deal });
-  if (edit.edit === "clear") return t("score.edit_clear", { n: edit.was.length });
+  if (edit.edit === "clear") return t("score.edit_clear", { count: edit.was.length });
   return t(`score.edit_${edit.edit}`);
 }
 
@@ -98,7 +98,7 @@ function matchItem(ctx, sheet) {
       { class: "score-match-text" },
       h("b", {}, `${shownName(sheet, 0)} – ${shownName(sheet, 1)}`),
       current ? h("span", { class: "badge" }, t("score.match_current")) : null,
-      h("span", { class: "muted" }, t("score.match_facts", { deals: f.deals, a: signed(f.score[0]), b: signed(f.score[1]), state })),
+      h("span", { class: "muted" }, t("score.match_facts", { count: f.deals, a: signed(f.score[0]), b: signed(f.score[1]), state })),
       h("small", { class: "muted" }, `${ctx.rulesSummary(sheet)} · ${when(sheet.updated)}`),
     ),
     h(
@@ -232,7 +232,7 @@ export function importPanel(ctx, incoming, { keep, dismiss }) {
     "section",
     { class: "score-panel score-import", dataset: { testid: "score-import" }, "aria-labelledby": "score-import-title" },
     h("h2", { id: "score-import-title" }, t("score.import_title")),
-    h("p", {}, h("b", {}, `${shownName(s, 0)} – ${shownName(s, 1)}`), " · ", t("score.match_facts", { deals: f.deals, a: signed(f.score[0]), b: signed(f.score[1]), state })),
+    h("p", {}, h("b", {}, `${shownName(s, 0)} – ${shownName(s, 1)}`), " · ", t("score.match_facts", { count: f.deals, a: signed(f.score[0]), b: signed(f.score[1]), state })),
     h("p", { class: "muted" }, ctx.rulesSummary(s)),
     h(
       "div",
