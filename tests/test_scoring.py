@@ -13,13 +13,13 @@ import pytest
 
 from twentynine.game.engine import CANCELLED, Match
 from twentynine.game.rules import PROFILES, Rules, resolve
+from twentynine.game.scoresheet import Sheet
 from twentynine.game.scoring import (
     CONTRACT,
     SINGLE,
     VOID,
     Entry,
     ScoreError,
-    Sheet,
     entry_text,
     parse_entry,
     score_sheet,

@@ -20,6 +20,7 @@ from twentynine.game.rules import Rules, resolve
 from twentynine.game.scoring import ScoreError, parse_entry, score_sheet
 
 SCORING_PY = Path(__file__).resolve().parents[2] / "twentynine" / "game" / "scoring.py"
+JS = Path(__file__).resolve().parents[2] / "twentynine" / "web" / "static" / "js"
 CATALOG = json.loads(
     (
         Path(__file__).resolve().parents[2] / "twentynine" / "web" / "static" / "i18n" / "en.json"
@@ -154,6 +155,18 @@ def test_every_error_code_has_a_message_in_the_catalog() -> None:
     assert len(web) > 25
     missing = sorted(c for c in web if f"score.err.{c}" not in CATALOG)
     assert not missing, missing
+    # and every code the page's own modules throw, those of the form's numbers too
+    js = "".join((JS / name).read_text() for name in ("scorer.js", "scorebook.js", "scorepage.js"))
+    thrown = set(re.findall(r'(?:fail|ScoreError)\(\s*"([a-z_]+)"', js))
+    thrown |= {
+        f"{what}_{end}"
+        for what in ("bid", "points", "failed_by")
+        for end in ("missing", "not_whole")
+    }
+    thrown |= set(re.findall(r'code: "([a-z_]+)"', js))
+    assert len(thrown) > 50
+    missing = sorted(c for c in thrown - {"rules_refused"} if f"score.err.{c}" not in CATALOG)
+    assert not missing, missing
 
 
 # ---------------------------------------------------------------------------- the page
@@ -227,7 +240,7 @@ def test_the_page_scores_corrects_refuses_and_ends_the_match(page: Page, artifac
     expect(page.locator("[data-testid=score-add]")).to_be_disabled()
     page.screenshot(path=artifacts / "scorer-390x844.png", full_page=True)
     # a single hand needs the rule: switch it on in the sheet's rules
-    page.click("[data-testid=score-options] summary")
+    page.click("[data-testid=score-tab-rules]")
     page.select_option("#score-opt-pair", "off")
     expect(page.locator("[data-testid=score-rules-error]")).to_contain_text("no pair")
     page.click("[data-testid=score-clear]")
@@ -276,3 +289,47 @@ def test_the_menu_opens_the_score_sheet(page: Page, width: int) -> None:
     assert page.evaluate("location.hash") == "#score"
     page.click("[data-testid=score-back]")
     page.wait_for_selector("[data-testid=start-game]")
+
+
+# ---------------------------------------------------------------- issue 19: the defects
+
+
+@pytest.mark.parametrize(
+    ("bid", "outcome", "value", "words"),
+    [
+        ("", "points", "20", "Enter the bid."),
+        ("17.5", "points", "20", "The bid is a whole number, such as 18: “17.5” is not."),
+        ("eighteen", "points", "20", "The bid is a whole number, such as 18: “eighteen” is not."),
+        ("-3", "points", "20", "The bid -3 is below the lowest bid, 15."),
+        ("30", "points", "20", "The bid 30 is above the highest bid, 28."),
+        ("18", "points", "", "Enter the card points the bidding team took."),
+        (
+            "18",
+            "points",
+            "20.5",
+            "The points taken are a whole number, such as 20: “20.5” is not.",
+        ),
+        ("18", "points", "1e1", "The points taken are a whole number, such as 20: “1e1” is not."),
+        ("18", "points", "-2", "Points cannot be negative."),
+        ("18", "points", "29", "29 points is more than the 28 there are."),
+        ("18", "failed_by", "", "Enter by how many points the contract failed."),
+        (
+            "18",
+            "failed_by",
+            "2.5",
+            "The points short are a whole number, such as 3: “2.5” is not.",
+        ),
+        ("18", "failed_by", "0", "A contract fails by 1 point or more."),
+        ("18", "failed_by", "19", "It cannot fail by more than its target, 18."),
+    ],
+)
+def test_a_refused_deal_says_exactly_what_is_wrong(
+    page: Page, bid: str, outcome: str, value: str, words: str
+) -> None:
+    open_scorer(page, page.base_url)  # type: ignore[attr-defined]
+    page.fill("[data-testid=score-bid]", bid)
+    page.select_option("[data-testid=score-outcome]", outcome)
+    page.fill("[data-testid=score-value]", value)
+    page.click("[data-testid=score-add]")
+    expect(page.locator("[data-testid=score-error]")).to_have_text(words)
+    expect(page.locator("[data-testid=score-empty]")).to_be_visible()

@@ -14,6 +14,9 @@ finished games. The browser's scorer page
 (``web/static/js/scorer.js``) is a line-by-line port of this module; a
 browser test runs one table of cases through both.
 
+A sheet being kept (team names, the undo history, its file, CSV and link
+forms) is ``scoresheet.Sheet``, built on this module.
+
 Errors carry a ``code`` (the key the browser translates) and a ``params``
 dict besides their English message, so both sides can be compared.
 """
@@ -21,7 +24,7 @@ dict besides their English message, so both sides can be compared.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .engine import (
@@ -36,9 +39,7 @@ from .engine import (
     lowered_target,
     raised_target,
 )
-from .rules import Rules, from_json
-
-SHEET_FORMAT = "29-scoresheet/1"
+from .rules import Rules
 
 # Kinds of entry.
 CONTRACT = "contract"
@@ -405,105 +406,6 @@ def score_sheet(rules: Rules, entries: Iterable[Entry]) -> list[Line]:
             Line(e, target, points, result, stake, delta, score, winner, under, capped, floored)
         )
     return lines
-
-
-@dataclass
-class Sheet:
-    """A score sheet being kept: rules, entries, and their scored lines."""
-
-    rules: Rules
-    entries: list[Entry] = field(default_factory=list)
-    lines: list[Line] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.lines = score_sheet(self.rules, self.entries)
-
-    @property
-    def score(self) -> tuple[int, int]:
-        return self.lines[-1].score if self.lines else (0, 0)
-
-    @property
-    def winner(self) -> int | None:
-        return self.lines[-1].winner if self.lines else None
-
-    @property
-    def over(self) -> bool:
-        return self.winner is not None
-
-    def add(self, entry: Entry) -> Line:
-        """Score the next deal; refused once the match is over."""
-        self.lines = score_sheet(self.rules, [*self.entries, entry])
-        self.entries.append(entry)
-        return self.lines[-1]
-
-    def replace(self, index: int, entry: Entry) -> None:
-        """Correct deal ``index`` (from 0); everything after it is scored again."""
-        self._index(index)
-        entries = [*self.entries]
-        entries[index] = entry
-        try:
-            self.lines = score_sheet(self.rules, entries)
-        except ScoreError as err:
-            if err.code == "after_end":
-                raise ScoreError(
-                    "edit_ends_match",
-                    f"with this change the match ends at deal {err.params['deal']}, "
-                    "but later deals follow: delete them first",
-                    {"deal": err.params["deal"]},
-                    index,
-                ) from None
-            raise
-        self.entries = entries
-
-    def delete(self, index: int) -> None:
-        self._index(index)
-        entries = [*self.entries[:index], *self.entries[index + 1 :]]
-        self.lines = score_sheet(self.rules, entries)
-        self.entries = entries
-
-    def with_rules(self, rules: Rules) -> Sheet:
-        """The same entries under other rules (raises if one becomes impossible)."""
-        return Sheet(rules, list(self.entries))
-
-    def _index(self, index: int) -> None:
-        if not 0 <= index < len(self.entries):
-            raise ScoreError(
-                "no_such_deal",
-                f"there is no deal {index + 1} (the sheet has {len(self.entries)})",
-                {"deal": index + 1, "count": len(self.entries)},
-            )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "format": SHEET_FORMAT,
-            "rules": self.rules.to_json(),
-            "entries": [e.to_json() for e in self.entries],
-        }
-
-    def report(self) -> dict[str, Any]:
-        """The sheet with every scored line (what ``twentynine score --json`` prints)."""
-        return {
-            **self.to_json(),
-            "lines": [line.to_json() for line in self.lines],
-            "score": list(self.score),
-            "winner": self.winner,
-        }
-
-    @staticmethod
-    def from_json(obj: Any) -> Sheet:
-        if not isinstance(obj, Mapping) or obj.get("format") != SHEET_FORMAT:
-            raise ScoreError("sheet_format", f"not a score sheet (format {SHEET_FORMAT})")
-        rules = from_json(obj.get("rules"))
-        entries = obj.get("entries", [])
-        if not isinstance(entries, list):
-            raise ScoreError("sheet_entries", "'entries' must be a list")
-        parsed = []
-        for i, raw in enumerate(entries):
-            try:
-                parsed.append(Entry.from_json(raw))
-            except ScoreError as err:
-                raise err.at(i) from None
-        return Sheet(rules, parsed)
 
 
 # ---------------------------------------------------------------------------- the text form

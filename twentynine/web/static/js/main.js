@@ -121,10 +121,14 @@ function showSetup() {
   $("#setup h1")?.focus?.();
 }
 
-// The score sheet for a table with real cards (#score): it needs no server.
+// The score sheet for a table with real cards (#score, or #score/sheet/... for a
+// shared sheet): it needs no server.
+const isScoreRoute = (hash) => hash === "#score" || hash.startsWith("#score/");
+
 function showScorer() {
   if (!meta) return;
   const view = buildScorer($("#screen-score"), meta, {
+    hash: location.hash,
     onBack: () => {
       if (location.hash === "#score") history.pushState(null, "", location.pathname + location.search);
       leaveScorer();
@@ -695,7 +699,7 @@ function wireShell() {
     else showHistory();
   });
   window.addEventListener("hashchange", () => {
-    if (location.hash === "#score") showScorer();
+    if (isScoreRoute(location.hash)) showScorer();
     else if (isHistoryRoute(location.hash)) showHistory();
     else if (codeFromHash(location.hash)) {
       const code = codeFromHash(location.hash);
@@ -788,7 +792,7 @@ async function boot() {
   }
   meta = await loadMeta();
   if (ui.connection === "offline" && net.ws) onStatus(net.status);
-  if (location.hash === "#score") showScorer();
+  if (isScoreRoute(location.hash)) showScorer();
   else if (isHistoryRoute(location.hash)) showHistory();
   else if (!net.game && !net.room) showSetup();
   else if (ui.screen === "loading") replace($("#setup"), h("p", { class: "muted" }, t("app.rejoining")));

@@ -78,6 +78,7 @@ export function checkRules(r) {
   if (r.max_bid > ABSOLUTE_MAX_BID) return { code: "rules_max_high", params: { max: r.max_bid } };
   if (r.max_bid > CARD_POINTS && !r.last_trick_point) return { code: "rules_max_needs_last", params: { max: r.max_bid } };
   if (r.min_bid > r.max_bid) return { code: "rules_min_above_max", params: { min: r.min_bid, max: r.max_bid } };
+  if (r.allow_set && !r.doubling) return { code: "rules_set_needs_doubling", params: {} };
   if (r.auto_double_from !== null && r.auto_double_from !== undefined && !(r.min_bid <= r.auto_double_from && r.auto_double_from <= r.max_bid))
     return { code: "rules_auto_double", params: { bid: r.auto_double_from, min: r.min_bid, max: r.max_bid } };
   if (r.match_target !== null && r.match_target !== undefined && !(r.match_target >= 1)) return { code: "rules_match_target", params: {} };
