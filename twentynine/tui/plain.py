@@ -220,7 +220,7 @@ class PlainGame:
             self.say(f"--- {SEAT_NAMES[seat]}'s turn (the others look away) ---")
         self.show_state(obs)
         who = "Your" if len(self.table.humans) == 1 else f"{SEAT_NAMES[seat]}'s"
-        question = f"{who} turn: {decision_prompt(obs, self.g)}"
+        question = f"{who} turn: {decision_prompt(obs, self.g)}   (? help)"
         while True:
             line = self.read(f"{question}\n> ")
             if line is None:

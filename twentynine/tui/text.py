@@ -330,7 +330,9 @@ class CommandError(ValueError):
 
 
 QUIT_WORDS = ("q", "quit", "exit")
-HELP_WORDS = ("?", "h", "help")
+# Words that work at every prompt. None of them may read as an answer to any
+# prompt (``h`` is hearts at the trump prompt, so help is ``?`` or ``help``).
+HELP_WORDS = ("?", "help")
 STATE_WORDS = ("state", "look", "l", "show")
 NEXT_WORDS = ("", "n", "next", "next deal", "deal")
 
