@@ -464,7 +464,7 @@ class PlayApp(App[int]):
                 winner = t.match.winner
                 assert winner is not None
                 line2 = Text(f"{TEAM_SHORT[winner]} win the match!  Q leaves.", "bold green")
-            elif self.max_deals is not None and self.deals_played >= self.max_deals:
+            elif self.last_deal_played:
                 line2 = Text("That was the last deal.  Q leaves.", "bold")
             elif not self.watching and self.notice is None:
                 line2 = Text("N or Enter: next deal", "bold yellow")
@@ -666,7 +666,7 @@ class PlayApp(App[int]):
             if t.deal_over:
                 if not self.watching or t.match_over:
                     return
-                if self.max_deals is not None and self.deals_played >= self.max_deals:
+                if self.last_deal_played:
                     return
                 await asyncio.sleep(self.delay * 4)
                 self.next_deal()
@@ -702,7 +702,7 @@ class PlayApp(App[int]):
         t = self.table
         if not t.deal_over or t.match_over:
             return
-        if self.max_deals is not None and self.deals_played >= self.max_deals:
+        if self.last_deal_played:
             return
         t.next_deal()
         self.deals_played += 1
@@ -874,13 +874,21 @@ class PlayApp(App[int]):
         self.refresh_all()
 
     # ------------------------------------------------------------------ quitting & help
-    def ask_quit(self) -> None:
+    @property
+    def last_deal_played(self) -> bool:
+        return self.max_deals is not None and self.deals_played >= self.max_deals
+
+    @property
+    def nothing_to_lose(self) -> bool:
+        """Leaving now loses nothing: the match is decided, or the deal is over and
+        no match is being played (single deals) or no other deal will come."""
         t = self.table
-        finished = t.match_over or (
-            t.deal_over
-            and (t.rules.match_target is None or (self.max_deals or 0) <= self.deals_played)
-        )
-        if finished or self.watching:
+        if t.match_over:
+            return True
+        return t.deal_over and (t.rules.match_target is None or self.last_deal_played)
+
+    def ask_quit(self) -> None:
+        if self.nothing_to_lose or self.watching:
             self.exit(0)
             return
 
@@ -888,7 +896,7 @@ class PlayApp(App[int]):
             if yes:
                 self.exit(0)
 
-        what = "match" if t.rules.match_target else "game"
+        what = "match" if self.table.rules.match_target else "game"
         self.push_screen(ConfirmScreen(f"Leave this {what}? It cannot be resumed."), done)
 
     def rules_text(self) -> str:
