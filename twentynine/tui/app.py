@@ -183,6 +183,8 @@ class PlayApp(TableView, App[int]):
     #hand { height: 3; padding: 0 1; }
     #prompt { height: 2; padding: 0 1; background: $boost; }
     #keys { height: 1; padding: 0 1; color: $text-muted; }
+    #title, #status, #auction, #table, #hand, #prompt, #keys {
+        text-wrap: nowrap; text-overflow: ellipsis; }
     #small { height: 1fr; content-align: center middle; text-align: center; padding: 0 1; }
     #middle.-stacked { layout: vertical; }
     #middle.-stacked #table { border: none; padding: 0 1; }

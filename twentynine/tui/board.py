@@ -26,7 +26,6 @@ from .session import SEAT_NAMES
 from .text import Glyphs, Namer, is_red
 
 RED = "bold red"
-BOX_WIDTH = 5  # ╭───╮
 
 
 @dataclass
@@ -189,52 +188,60 @@ class Board:
         out.extend(centre(t, width) for t in extra)
         return Text("\n").join(spread(out[:rows], rows))
 
-    def box(self, obs: Observation, seat: int) -> list[Text]:
-        """A seat's card as a little card of three rows (or its note, or nothing)."""
+    def box(self, obs: Observation, seat: int, big: bool) -> list[Text]:
+        """A seat's card drawn as a card (or its note in the card's place, or nothing),
+        as rows of exactly the card's width."""
+        size = BIG if big else SMALL
         trick, last = self.trick_shown(obs)
         if seat not in trick:
             note = self.note(obs, seat)
-            return [Text(""), note, Text("")]
+            if not note.cell_len and obs.phase == "play":
+                return place_of_card(self.g, size)  # the card still to come
+            note = pad_to(note, size[0])
+            blank = Text(" " * size[0])
+            return [note if i == size[1] // 2 else blank for i in range(size[1])]
         card = trick[seat]
-        style = "bold red" if is_red(card) else "bold"
+        face = RED if is_red(card) else "bold"
         frame = ""
         if last:
-            frame = "bold yellow" if seat == obs.tricks[-1][3] else "dim"
-            if seat != obs.tricks[-1][3]:
-                style = "dim"
-        top, mid, bottom = card_box(self.g, card)
-        return [
-            Text(top, frame),
-            Text("│", frame) + Text(mid, style) + Text("│", frame),
-            Text(bottom, frame),
-        ]
+            won = seat == obs.tricks[-1][3]
+            frame = "bold yellow" if won else "dim"
+            face = face if won else "dim"
+        return drawn_card(self.g, card, big, frame, face)
 
     def draw_cards(self, obs: Observation, width: int, rows: int, thinking: int | None) -> Text:
-        boxes = [self.box(obs, s) for s in range(4)]
-        level = self.level_for(obs, width, (BOX_WIDTH + 4, BOX_WIDTH + 4, 0))
+        big = rows >= 26 and width >= 60
+        card_w = (BIG if big else SMALL)[0]
+        boxes = [self.box(obs, s, big) for s in range(4)]
+        level = self.level_for(obs, width, (card_w + 4, card_w + 4, 0))
         lab = [self.label(obs, s, level) for s in range(4)]
-        north = [centre(lab[2], width), *(centre(b, width, BOX_WIDTH) for b in boxes[2])]
-        south = [*(centre(b, width, BOX_WIDTH) for b in boxes[0]), centre(lab[0], width)]
+        north = [centre(lab[2], width), *(centre(b, width) for b in boxes[2])]
+        south = [*(centre(b, width) for b in boxes[0]), centre(lab[0], width)]
+        # West's and East's cards as far from the middle as a quarter of the table,
+        # the same on both sides, each name outside its card
+        mid = (width - card_w) // 2  # where North's and South's cards begin
+        room = min(mid - 2 - lab[1].cell_len, width - mid - card_w - 2 - lab[3].cell_len)
+        reach = max(card_w + 2, min(width // 4, room))
+        west_at = mid - reach
         middle = []
-        quarter = width // 4
-        for i in range(3):
-            left_label = lab[1] if i == 1 else Text(" " * lab[1].cell_len)
-            right_label = lab[3] if i == 1 else Text("")
-            left = left_label + Text("  ") + pad_to(boxes[1][i], BOX_WIDTH)
-            right = pad_to(boxes[3][i], BOX_WIDTH) + Text("  ") + right_label
-            start = max(0, quarter - left.cell_len + BOX_WIDTH // 2 + 1)
-            end = max(start + left.cell_len + 2, width - quarter - BOX_WIDTH // 2 - 1)
-            line = Text(" " * start) + left
-            line += Text(" " * max(1, end - line.cell_len)) + right
+        for i, (w_row, e_row) in enumerate(zip(boxes[1], boxes[3], strict=True)):
+            name = i == len(boxes[1]) // 2
+            west = lab[1] if name else Text(" " * lab[1].cell_len)
+            line = Text(" " * max(0, west_at - 2 - west.cell_len)) + west + Text("  ") + w_row
+            line.append(" " * max(1, mid + reach - line.cell_len))
+            line.append_text(e_row)
+            if name:
+                line.append("  ")
+                line.append_text(lab[3])
             middle.append(line)
         extra = [centre(t, width) for t in self.captions(obs)]
         if thinking is not None:
             extra.append(centre(Text(f"{SEAT_NAMES[thinking]} is thinking…", "italic dim"), width))
         blocks = [north, middle, south, extra]
         used = sum(len(b) for b in blocks)
-        free = max(0, rows - used)
-        gap = free // 5  # above, between the three rows of seats, before the captions, below
-        out: list[Text] = [Text("")] * gap
+        gap = min(3, max(0, rows - used) // 5)  # between the blocks, at most three rows
+        top = max(0, rows - used - 3 * gap) // 2
+        out: list[Text] = [Text("")] * top
         for i, block in enumerate(blocks):
             if i:
                 out.extend([Text("")] * gap)
@@ -242,12 +249,38 @@ class Board:
         return Text("\n").join(out[:rows])
 
 
-def card_box(g: Glyphs, card: int) -> tuple[str, str, str]:
-    """The three rows of a card drawn as a card: its frame and its face."""
-    face = g.card(card).rjust(3)
+SMALL = (5, 3)  # a drawn card's width and height: ╭───╮ │10♠│ ╰───╯
+BIG = (7, 5)  # with the rank in two corners and the suit in the middle
+
+
+def place_of_card(g: Glyphs, size: tuple[int, int]) -> list[Text]:
+    """The dim outline where a seat's card will be laid."""
+    inner = size[0] - 2
     if g.unicode:
-        return "╭───╮", face, "╰───╯"
-    return "+---+", face, "+---+"
+        top, side, bottom = "╭" + "┄" * inner + "╮", "┆", "╰" + "┄" * inner + "╯"
+    else:
+        top, side, bottom = "." + "." * inner + ".", ":", "." + "." * inner + "."
+    middle = [Text(side + " " * inner + side, "dim") for _ in range(size[1] - 2)]
+    return [Text(top, "dim"), *middle, Text(bottom, "dim")]
+
+
+def drawn_card(g: Glyphs, card: int, big: bool, frame: str = "", face: str = "") -> list[Text]:
+    """A card drawn as a card, in rows of its exact width."""
+    rank, suit = g.rank(card), g.suit(card >> 3)
+    if g.unicode:
+        tl, tr, bl, br, h, v = "╭", "╮", "╰", "╯", "─", "│"
+    else:
+        tl = tr = bl = br = "+"
+        h, v = "-", "|"
+    inner = (BIG if big else SMALL)[0] - 2
+    faces = [(rank + suit).rjust(inner)]
+    if big:
+        faces = [rank.ljust(inner), suit.center(inner), rank.rjust(inner)]
+    out = [Text(tl + h * inner + tr, frame)]
+    for f in faces:
+        out.append(Text(v, frame) + Text(f, face) + Text(v, frame))
+    out.append(Text(bl + h * inner + br, frame))
+    return out
 
 
 def centre(text: Text, width: int, cell: int | None = None) -> Text:

@@ -16,7 +16,7 @@ from rich.text import Text
 from ..actions import PASS, REVEAL, SEVENTH
 from ..cards import POINTS, SUIT_NAMES
 from ..observation import Observation
-from .board import Board, card_box
+from .board import Board, drawn_card
 from .layout import Layout, fit, lines
 from .session import SEAT_NAMES, TEAM_SHORT, Table
 from .text import (
@@ -313,16 +313,14 @@ class TableView:
                         row.append("   " if gi and not i else " ")
                 number = str(legal.index(c) + 1) if c in legal else ""
                 rows[0].append(number.center(5), "bold yellow")
-                top, _face, bottom = card_box(self.g, c)
                 frame = "dim" if mine and c not in legal else ""
-                face = "dim" if mine and c not in legal else ""
+                face = "dim" if mine and c not in legal else ("bold red" if is_red(c) else "bold")
                 if c == self.selected:
                     frame = face = "reverse"
-                rows[1].append(top, frame)
-                rows[2].append("│" + " " * (3 - len(self.g.card(c))), frame)
-                rows[2].append_text(self.card_text(c, face))
-                rows[2].append("│", frame)
-                rows[3].append(bottom, frame)
+                for row, part in zip(
+                    rows[1:], drawn_card(self.g, c, False, frame, face), strict=True
+                ):
+                    row.append_text(part)
         return rows
 
     # ------------------------------------------------------------------ the question
