@@ -10,14 +10,13 @@ usable size the game says which size it needs.
 
 from __future__ import annotations
 
-import asyncio
-import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tui_pilot import drive, run, shown, south_to
 
 from twentynine.rules import resolve
 from twentynine.tui.app import ConfirmScreen, GameLog, PlayApp
@@ -26,36 +25,6 @@ from twentynine.tui.session import Table, seat_plan
 from twentynine.tui.text import Glyphs
 
 SIZES = [(40, 12), (60, 20), (80, 24), (160, 50)]
-
-
-def run(test: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(test())
-
-
-def screen_rows(app: PlayApp) -> list[str]:
-    """The screen as text, one string a row (Textual has no public text dump)."""
-    strips = app.screen._compositor.render_strips()
-    return ["".join(seg.text for seg in strip) for strip in strips]
-
-
-def drive(table: Table, until: Callable[[Table], bool], seed: int = 1) -> None:
-    """Play on (South bids the most it may, then plays at random) until ``until``."""
-    rng = random.Random(seed)
-    while not until(table):
-        assert not table.deal_over, "the moment never came"
-        if table.bot_to_act:
-            table.step_bot()
-            continue
-        legal = list(table.observation(table.to_act).legal)
-        bids = [a for a in legal if a.kind == "bid"]
-        table.act(bids[-1] if bids else legal[rng.randrange(len(legal))])
-
-
-def south_to(phase: str) -> Callable[[Table], bool]:
-    def moment(t: Table) -> bool:
-        return t.human_to_act == 0 and t.observation(0).phase == phase
-
-    return moment
 
 
 MOMENTS: dict[str, Callable[[Table], bool]] = {
@@ -71,12 +40,6 @@ def table_at(moment: str) -> Table:
     table = Table(rules, 11, seat_plan(1, bots=["pip"]))
     drive(table, MOMENTS[moment])
     return table
-
-
-async def shown(app: PlayApp, pilot: object) -> list[str]:
-    for _ in range(3):
-        await pilot.pause()  # type: ignore[attr-defined]
-    return screen_rows(app)
 
 
 @pytest.mark.parametrize("moment", list(MOMENTS))

@@ -23,7 +23,7 @@ from rich.text import Text
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widgets import RichLog, Static
@@ -33,6 +33,7 @@ from ..engine import IllegalAction
 from ..observation import Observation
 from ..rules import OPTION_HELP, PROFILE_SUMMARIES, format_value
 from .board import Board
+from .keys import FLAG_KEYS, TRUMP_KEYS, help_keys
 from .layout import Layout, layout_for, too_small_text
 from .session import SEAT_NAMES, Table
 from .text import (
@@ -47,27 +48,16 @@ from .text import (
     legal_plays,
     why_not_card,
 )
-from .view import FLAG_KEYS, RED, TRUMP_KEYS, TableView
+from .view import RED, TableView
 
 DIGIT_TIMEOUT = 1.2  # seconds to type the second digit of a bid
 
-HELP_TEXT = """\
-[b]Keys[/b]
-  [b]1-8[/b]        pick the n-th playable card (numbered above the hand)
-  [b]← →[/b]        move the pick          [b]Enter[/b]  play the picked card
-  [b]↑ ↓ + −[/b]    change the bid; or type it (1 then 7)
-  [b]B[/b] bid  [b]P[/b] pass  [b]Enter[/b] bids the value shown
-  [b]S H D C[/b]    choose trumps         [b]V[/b]  the seventh card (if allowed)
-  [b]Y[/b]          yes: play alone (A), double (D), redouble (R), set (S), pair (K)
-  [b]P[/b] or [b]N[/b]     no
-  [b]R[/b]          ask for trumps (reveal on request, when you cannot follow)
-  [b]N[/b] / Enter  next deal when a deal is over
-  [b]?[/b]          this help            [b]Q[/b]  quit (asks first)
-
+SCREEN_HELP = """\
 [b]The screen[/b]
   The table shows each seat, whose turn it is (▸), the dealer (D), the
   bidder, and the cards of the trick; between tricks, the last trick.
-  The log on the right tells every bid, reveal, trick and result.
+  The log (beside the table, or under it on a small terminal) tells every
+  bid, reveal, trick and result; L shows all of it.
   The match score is drawn as the pips of the sixes: filled pips count
   up (red) or down (black) to the target."""
 
@@ -83,13 +73,54 @@ class HelpScreen(ModalScreen[None]):
                 background: $surface; padding: 0 1; overflow-y: auto; }
     """
 
-    def __init__(self, rules_text: str) -> None:
+    def __init__(self, keys_text: str, rules_text: str) -> None:
         super().__init__()
+        self.keys_text = keys_text
         self.rules_text = rules_text
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="help-box"):
-            yield Static(HELP_TEXT + "\n\n" + self.rules_text + "\n\n[dim]Esc or ? closes[/dim]")
+        with VerticalScroll(id="help-box"):
+            yield Static(
+                "\n\n".join([self.keys_text, SCREEN_HELP, self.rules_text])
+                + "\n\n[dim]↑↓ scroll · Esc or ? closes[/dim]"
+            )
+
+    def on_mount(self) -> None:
+        self.query_one("#help-box").focus()  # so the arrows scroll a long help
+
+    async def action_dismiss(self, result: Any = None) -> None:
+        self.dismiss(None)
+
+
+class LogScreen(ModalScreen[None]):
+    """The whole log of the game over the table, to read back what a small log hid."""
+
+    BINDINGS: ClassVar[list[Any]] = [
+        Binding("escape,l,q,enter", "dismiss", "close"),
+    ]
+    DEFAULT_CSS = """
+    LogScreen { align: center middle; }
+    #log-box { width: 90%; max-width: 100; height: 90%; border: round $accent;
+               background: $surface; padding: 0 1; }
+    #full-log { height: 1fr; scrollbar-size-vertical: 1; overflow-x: hidden; }
+    #log-hint { height: 1; color: $text-muted; }
+    """
+
+    def __init__(self, entries: list[Text]) -> None:
+        super().__init__()
+        self.entries = entries
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="log-box"):
+            yield RichLog(id="full-log", wrap=True, markup=False, min_width=10)
+            yield Static("↑↓ PgUp PgDn scroll · Esc or L closes", id="log-hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#log-box").border_title = "Log"
+        log = self.query_one("#full-log", RichLog)
+        for text in self.entries:
+            log.write(text)
+        log.focus()
 
     async def action_dismiss(self, result: Any = None) -> None:
         self.dismiss(None)
@@ -415,13 +446,16 @@ class PlayApp(TableView, App[int]):
         event.stop()
         event.prevent_default()
         if char == "?" or key == "question_mark" or key == "f1":
-            self.push_screen(HelpScreen(self.rules_text()))
+            self.push_screen(HelpScreen(help_keys(self.table.rules), self.rules_text()))
             return
         if char == "q" or key == "ctrl+c":
             self.ask_quit()
             return
         if self.lay is not None and self.lay.mode == "small":
             return  # nothing else may be done on a table that cannot be seen
+        if char == "l":
+            self.push_screen(LogScreen(list(self.query_one("#log", GameLog).entries)))
+            return
         t = self.table
         if t.deal_over:
             if char == "n" or key == "enter":

@@ -17,6 +17,7 @@ from ..actions import PASS, REVEAL, SEVENTH
 from ..cards import POINTS, SUIT_NAMES
 from ..observation import Observation
 from .board import Board, drawn_card
+from .keys import FLAG_KEYS, FLAG_LABELS, TRUMP_KEYS
 from .layout import Layout, fit, lines
 from .session import SEAT_NAMES, TEAM_SHORT, Table
 from .text import (
@@ -32,15 +33,6 @@ from .text import (
 )
 
 RED = "bold red"
-FLAG_KEYS = {"single": "a", "double": "d", "redouble": "r", "set": "s", "pair": "k"}
-FLAG_LABELS = {
-    "single": "play alone",
-    "double": "double",
-    "redouble": "redouble",
-    "set": "set",
-    "pair": "show the pair",
-}
-TRUMP_KEYS = "shdc"
 SEP = " │ "
 
 
@@ -108,15 +100,16 @@ class TableView:
         ]
         who = "watching" if self.watching else ("hot-seat" if t.hotseat else "you: South")
         rights = [f"{who} · ? help · q quit", "? help · q quit", "? help"]
+        if not lay.keys:  # no footer: the title is where help is offered
+            rights.insert(1, "? help · L log · q quit")
         width = lay.line_width
         variants = []
-        for left in lefts:
+        for left in lefts:  # a shorter left before no help at all
             for right in rights:
                 pad = width - len(left) - len(right)
                 if pad >= 2:
                     variants.append(left + " " * pad + right)
-            variants.append(left)
-        variants.append(f"29 · {deal}")
+        variants += [*lefts, f"29 · {deal}"]
         return fit(variants, width)
 
     def render_status(self, obs: Observation, lay: Layout) -> Text:
@@ -434,12 +427,15 @@ class TableView:
             if pts:
                 picked.append(f" ({pts} pt{'s' if pts > 1 else ''})", "dim")
         first = [who + Text(ask) + picked, who + Text(ask) + short_pick]
-        keys = Text("1-8 or ←→ pick · Enter play", "dim")
+        n = len(legal_plays(obs))
+        pick = f"1-{n} or ←→ pick · " if n > 1 else ""
+        keys = Text(
+            f"{pick}Enter play" if n > 1 else "only one card can be played: Enter plays it", "dim"
+        )
+        short = Text(f"1-{n} ←→ pick · Enter play" if n > 1 else "Enter plays it", "dim")
         if REVEAL in kinds:
             keys.append(" · R ask for trumps", "bold")
-        short = Text("1-8 ←→ pick · Enter play", "dim")
-        if REVEAL in kinds:
-            short.append(" · R ask trumps", "bold")
+            short.append(" · R ask", "bold")
         return first, [keys, short]
 
     def result_words(self, obs: Observation, ev: dict[str, Any] | None) -> list[str]:
@@ -462,23 +458,59 @@ class TableView:
 
     # ------------------------------------------------------------------ the keys
     def render_keys(self, obs: Observation, lay: Layout) -> Text:
-        """The keys that do something now (the full list is behind ?)."""
+        """The keys that do something now, and only those (the rest is behind ?):
+        each with its words, then shorter words, then the keys alone."""
+        items = self.key_items(obs)
+        tail = [("?", "help"), ("Q", "quit")]
+        if not lay.log_beside or lay.log_rows < 8:
+            tail.insert(0, ("L", "log"))
+        variants = []
+        for form in (0, 1):
+            parts = [
+                f"{k} {words[form] if isinstance(words, tuple) else words}".strip()
+                for k, words in items
+            ]
+            parts += [f"{k} {w}" for k, w in tail]
+            variants.append(" · ".join(parts))
+        variants.append(" · ".join([k for k, _ in items] + [k for k, _ in tail]))
+        return fit(variants, lay.line_width)
+
+    def key_items(self, obs: Observation) -> list[tuple[str, str | tuple[str, str]]]:
+        """(key, words or (words, short words)) of each key that may be pressed now."""
         t = self.table
-        tail = "? help · Q quit"
         if self.watching:
-            keys = f"watching four bots, {self.delay:g} s a move · {tail}"
-        elif t.deal_over:
-            keys = f"N or Enter next deal · {tail}"
-        elif self.handover is not None:
-            keys = f"Enter take the keyboard · {tail}"
-        elif self.turn_seat is None:
-            keys = tail
-        elif obs.phase == "auction":
-            keys = f"↑↓ or digits set the bid · B or Enter bid · P pass · {tail}"
+            return [("", (f"watching four bots, {self.delay:g} s a move", "watching"))]
+        if t.deal_over:
+            if t.match_over or self.last_deal_played:
+                return []
+            return [("N/Enter", ("next deal", "deal"))]
+        if self.handover is not None:
+            return [("Enter", ("take the keyboard", "ready"))]
+        if self.turn_seat is None:
+            return []
+        kinds = {a.kind for a in obs.legal}
+        items: list[tuple[str, str | tuple[str, str]]] = []
+        if obs.phase == "auction":
+            if bid_range(obs):
+                items += [("↑↓/0-9", ("set the bid", "")), ("B/Enter", ("bid it", "bid"))]
+                if self.digits:
+                    items.append(("Backspace", ("clear the typed digit", "clear")))
+            if PASS in kinds:
+                items.append(("P", "pass"))
         elif obs.phase == "trump":
-            keys = f"S H D C trumps · V seventh card · {tail}"
+            items.append(("S H D C", ("trumps", "")))
+            if SEVENTH in kinds:
+                items.append(("V", ("seventh card", "7th")))
         elif obs.phase == "play":
-            keys = f"1-8 or ←→ pick · Enter play · Esc unpick · R ask for trumps · {tail}"
-        else:
-            keys = f"Y yes · P no · {tail}"
-        return fit([keys], lay.line_width)
+            n = len(legal_plays(obs))
+            if n > 1:
+                items.append((f"1-{n} ←→", ("pick", "")))
+            items.append(("Enter", ("play", "play") if n > 1 else ("play it", "play")))
+            if self.selected is not None:
+                items.append(("Esc", ("unpick", "")))
+            if REVEAL in kinds:
+                items.append(("R", ("ask for trumps", "ask")))
+        elif obs.phase in PHASE_QUESTIONS:
+            flag = next(k for k in kinds if k != PASS)
+            items += [(f"Y/{FLAG_KEYS[flag].upper()}", FLAG_LABELS[flag]), ("P/N", "no")]
+        return items

@@ -1,0 +1,143 @@
+"""The keys of the terminal game: the footer offers what the rules allow at this
+moment, the question says what is due, and typed bids are never dropped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from textual.widgets import RichLog
+from tui_pilot import drive, run, shown, south_to
+
+from twentynine.rules import resolve
+from twentynine.tui.app import GameLog, HelpScreen, LogScreen, PlayApp
+from twentynine.tui.session import Table, seat_plan
+from twentynine.tui.text import Glyphs, legal_plays
+
+SIZE = (80, 24)
+
+
+def table_at(
+    profile: str, options: dict[str, str], seed: int, until: Callable[[Table], bool], bid: bool
+) -> Table:
+    table = Table(resolve(profile, options), seed, seat_plan(1, bots=["pip"]))
+    drive(table, until, bid=bid)
+    return table
+
+
+async def footer_and_prompt(app: PlayApp, pilot: object, *keys: str) -> tuple[str, str]:
+    for key in keys:
+        await pilot.press(key)  # type: ignore[attr-defined]
+    rows = await shown(app, pilot)  # type: ignore[arg-type]
+    return rows[-1], "\n".join(rows[-3:-1])
+
+
+CASES = [
+    # profile, options, seed, moment, South bids, keys that must show, keys that must not
+    ("pagat", {}, 5, south_to("trump"), True, ["S H D C"], ["V ", "seventh"]),
+    ("modern", {"seventh_card": "yes"}, 11, south_to("trump"), True, ["V seventh"], []),
+    ("pagat", {}, 5, south_to("play"), True, ["Enter play"], ["R ", "ask", "Esc"]),
+    ("bhoos", {}, 0, south_to("play", "reveal"), False, ["R ask for trumps"], ["Esc"]),
+    ("pagat", {}, 5, south_to("auction"), True, ["B", "P pass"], ["V ", "R ", "Y "]),
+]
+
+
+@pytest.mark.parametrize(
+    ("profile", "options", "seed", "moment", "bid", "shown_keys", "hidden_keys"),
+    CASES,
+    ids=["pagat-trump", "seventh-trump", "pagat-play", "bhoos-reveal", "pagat-auction"],
+)
+def test_the_footer_lists_only_the_keys_the_rules_allow_now(
+    profile: str,
+    options: dict[str, str],
+    seed: int,
+    moment: Callable[[Table], bool],
+    bid: bool,
+    shown_keys: list[str],
+    hidden_keys: list[str],
+) -> None:
+    async def go() -> None:
+        table = table_at(profile, options, seed, moment, bid)
+        app = PlayApp(table, glyphs=Glyphs(True), delay=0)
+        async with app.run_test(size=SIZE) as pilot:
+            footer, prompt = await footer_and_prompt(app, pilot)
+            for key in shown_keys:
+                assert key in footer, (key, footer)
+            for key in hidden_keys:
+                assert key not in footer.replace("? help · Q quit", ""), (key, footer)
+                assert key not in prompt.split("\n")[1], (key, prompt)
+            obs = table.observation(0)
+            if obs.phase == "play":
+                n = len(legal_plays(obs))
+                assert (f"1-{n} ←→ pick" if n > 1 else "Enter play it") in footer, footer
+                assert "1-8" not in footer or n == 8
+                footer, _ = await footer_and_prompt(app, pilot, "1")
+                assert "Esc unpick" in footer, footer  # only once a card is picked
+
+    run(go)
+
+
+def test_the_footer_of_a_play_with_one_possible_card_says_so() -> None:
+    async def go() -> None:
+        def one_card(t: Table) -> bool:
+            return south_to("play")(t) and len(legal_plays(t.observation(0))) == 1
+
+        table = table_at("pagat", {}, 5, one_card, True)
+        app = PlayApp(table, glyphs=Glyphs(True), delay=0)
+        async with app.run_test(size=SIZE) as pilot:
+            footer, _ = await footer_and_prompt(app, pilot)
+            assert "Enter play" in footer and "1-" not in footer and "←→" not in footer, footer
+
+    run(go)
+
+
+@pytest.mark.parametrize(
+    ("profile", "options", "present", "absent"),
+    [
+        ("pagat", {}, ["pair"], ["seventh", "ask for trumps", "double", "alone"]),
+        ("bhoos", {}, ["ask for trumps"], ["seventh", "pair", "double", "alone"]),
+        (
+            "modern",
+            {"seventh_card": "yes", "single_hand": "3"},
+            ["seventh", "double", "redouble", "alone", "pair"],
+            ["ask for trumps", "set (S)"],
+        ),
+    ],
+)
+def test_the_help_lists_the_keys_of_these_rules(
+    profile: str, options: dict[str, str], present: list[str], absent: list[str]
+) -> None:
+    async def go() -> None:
+        table = Table(resolve(profile, options), 5, seat_plan(1, bots=["pip"]))
+        app = PlayApp(table, glyphs=Glyphs(True), delay=0)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("question_mark")
+            await shown(app, pilot)
+            assert isinstance(app.screen, HelpScreen)
+            keys = app.screen.keys_text
+            for word in present:
+                assert word in keys, (word, keys)
+            for word in absent:
+                assert word not in keys, (word, keys)
+
+    run(go)
+
+
+def test_l_shows_the_whole_log_even_when_the_screen_is_small() -> None:
+    async def go() -> None:
+        table = table_at("pagat", {}, 5, south_to("play"), True)
+        app = PlayApp(table, glyphs=Glyphs(True), delay=0)
+        async with app.run_test(size=(40, 12)) as pilot:
+            rows = await shown(app, pilot)
+            assert "Deal 1: North deals." not in "\n".join(rows)  # scrolled away
+            assert "? help" in rows[0]  # no footer at 40×12: the title offers help
+            await pilot.press("l")
+            rows = await shown(app, pilot)
+            assert isinstance(app.screen, LogScreen)
+            log = app.screen.query_one("#full-log", RichLog)
+            assert len(log.lines) >= len(app.query_one("#log", GameLog).entries)
+            await pilot.press("escape")
+            await shown(app, pilot)
+            assert not isinstance(app.screen, LogScreen)
+
+    run(go)
