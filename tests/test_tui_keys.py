@@ -3,14 +3,17 @@ moment, the question says what is due, and typed bids are never dropped."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 
 import pytest
 from textual.widgets import RichLog
 from tui_pilot import drive, run, shown, south_to
 
+from twentynine.cards import SUIT_NAMES
 from twentynine.rules import resolve
 from twentynine.tui.app import GameLog, HelpScreen, LogScreen, PlayApp
+from twentynine.tui.plain import PlainGame
 from twentynine.tui.session import Table, seat_plan
 from twentynine.tui.text import Glyphs, legal_plays
 
@@ -141,3 +144,43 @@ def test_l_shows_the_whole_log_even_when_the_screen_is_small() -> None:
             assert not isinstance(app.screen, LogScreen)
 
     run(go)
+
+
+def asked_table() -> Table:
+    """bhoos, South unable to follow while trumps are hidden: R may be pressed."""
+    return table_at("bhoos", {}, 0, south_to("play", "reveal"), False)
+
+
+def test_after_r_the_question_says_a_trump_is_due() -> None:
+    async def go() -> None:
+        table = asked_table()
+        led = table.observation(0).led_suit
+        assert led is not None
+        app = PlayApp(table, glyphs=Glyphs(True), delay=0)
+        async with app.run_test(size=SIZE) as pilot:
+            _, prompt = await footer_and_prompt(app, pilot)
+            assert f"no {SUIT_NAMES[led]}" in prompt, prompt
+            footer, prompt = await footer_and_prompt(app, pilot, "r")
+            obs = table.observation(0)
+            assert obs.asked == 0 and obs.trump is not None
+            question = prompt.split("\n")[0]
+            assert f"to {SUIT_NAMES[led]}" not in question, question
+            held = [c for c in obs.hand if c >> 3 == obs.trump]
+            if held:
+                assert "trump" in question and SUIT_NAMES[obs.trump] in question, question
+            else:
+                assert "hold none" in question and "any card" in question, question
+            assert "R ask" not in footer  # asked once: no second time
+
+    run(go)
+
+
+def test_the_plain_prompt_after_reveal_says_a_trump_is_due() -> None:
+    table = asked_table()
+    out = io.StringIO()
+    PlainGame(table, inp=io.StringIO("reveal\n"), out=out, glyphs=Glyphs(False)).run()
+    text = out.getvalue()
+    obs = table.observation(0)
+    assert obs.asked == 0 and obs.trump is not None
+    after = text.split("ask for trumps", 1)[1]
+    assert "you asked for trumps" in after.lower(), after

@@ -293,6 +293,41 @@ def bid_range(obs: Observation) -> list[int]:
     return sorted(a.value for a in obs.legal if a.kind == BID and a.value is not None)
 
 
+def play_duty(obs: Observation, g: Glyphs, ask_key: str = "ask for trumps") -> list[str]:
+    """What the seat to play must play now, as the rules say, longest wording first:
+    lead, follow the suit led, the trump owed after asking for trumps, or any card
+    (and whether trumps may still be asked for, ``ask_key`` naming how)."""
+    led = obs.led_suit
+    if led is None:
+        return ["lead a card"]
+    suit = SUIT_NAMES[led]
+    if any(c >> 3 == led for c in obs.hand):
+        return [f"play a card to {suit}", f"follow {suit}"]
+    if obs.asked is not None and obs.asked == obs.seat and obs.trump is not None:
+        named = f"{g.suit(obs.trump)} {SUIT_NAMES[obs.trump]}"
+        held = {c for c in obs.hand if c >> 3 == obs.trump}
+        if not held:
+            return [
+                f"you asked for trumps ({named}) and hold none: play any card",
+                "no trump: play any card",
+            ]
+        if set(legal_plays(obs)) < held:
+            return [
+                f"you asked for trumps: play a trump ({named}) that wins the trick",
+                f"play a winning trump ({g.suit(obs.trump)})",
+            ]
+        return [
+            f"you asked for trumps: play a trump ({named})",
+            f"play a trump ({g.suit(obs.trump)})",
+        ]
+    if any(a.kind == REVEAL for a in obs.legal):
+        return [
+            f"you have no {suit}: play any card, or {ask_key}",
+            f"no {suit}: any card or {ask_key}",
+        ]
+    return [f"you have no {suit}: play any card", f"no {suit}: any card"]
+
+
 def decision_prompt(obs: Observation, g: Glyphs) -> str:
     """The question the seat to act must answer, with what it may answer."""
     kinds = {a.kind for a in obs.legal}
@@ -311,10 +346,13 @@ def decision_prompt(obs: Observation, g: Glyphs) -> str:
         return f"{PHASE_QUESTIONS[obs.phase]} {flag} / pass"
     if obs.phase == "play":
         cards = legal_plays(obs)
-        text = "Play a card: " + " ".join(f"{i + 1}:{g.card(c)}" for i, c in enumerate(cards))
-        if REVEAL in kinds:
-            text += "  (or reveal: ask for trumps)"
-        return text
+        duty = play_duty(obs, g, ask_key="reveal (ask for trumps)")[0]
+        return (
+            duty[0].upper()
+            + duty[1:]
+            + ": "
+            + " ".join(f"{i + 1}:{g.card(c)}" for i, c in enumerate(cards))
+        )
     return "Wait"
 
 

@@ -29,6 +29,7 @@ from .text import (
     highest_bid,
     is_red,
     legal_plays,
+    play_duty,
     signed,
 )
 
@@ -414,8 +415,7 @@ class TableView:
     def play_question(
         self, obs: Observation, who: Text, kinds: set[str]
     ) -> tuple[list[Text], list[Text]]:
-        led = obs.led_suit
-        ask = "lead a card" if led is None else f"play a card to {SUIT_NAMES[led]}"
+        duty = play_duty(obs, self.g, ask_key="R asks for trumps")
         picked = Text()
         short_pick = Text()
         if self.selected is not None:
@@ -426,7 +426,7 @@ class TableView:
             pts = POINTS[self.selected]
             if pts:
                 picked.append(f" ({pts} pt{'s' if pts > 1 else ''})", "dim")
-        first = [who + Text(ask) + picked, who + Text(ask) + short_pick]
+        first = [who + Text(w) + p for w in duty for p in (picked, short_pick)]
         n = len(legal_plays(obs))
         pick = f"1-{n} or ←→ pick · " if n > 1 else ""
         keys = Text(
