@@ -324,6 +324,7 @@ def play_duty(obs: Observation, g: Glyphs, ask_key: str = "ask for trumps") -> l
         return [
             f"you have no {suit}: play any card, or {ask_key}",
             f"no {suit}: any card or {ask_key}",
+            f"no {suit}: any card",  # the keys under the question say how to ask
         ]
     return [f"you have no {suit}: play any card", f"no {suit}: any card"]
 
