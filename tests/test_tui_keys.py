@@ -3,6 +3,7 @@ moment, the question says what is due, and typed bids are never dropped."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections.abc import Callable
 
@@ -184,3 +185,44 @@ def test_the_plain_prompt_after_reveal_says_a_trump_is_due() -> None:
     assert obs.asked == 0 and obs.trump is not None
     after = text.split("ask for trumps", 1)[1]
     assert "you asked for trumps" in after.lower(), after
+
+
+def test_typed_bid_digits_are_kept_however_slowly_they_come() -> None:
+    async def go() -> None:
+        table = table_at("pagat", {}, 5, south_to("auction"), True)
+        bids = [a.value for a in table.observation(0).legal if a.kind == "bid"]
+        assert 26 in bids and bids[0] != 26
+        app = PlayApp(table, glyphs=Glyphs(True), delay=0)
+        async with app.run_test(size=SIZE) as pilot:
+            _, prompt = await footer_and_prompt(app, pilot, "2")
+            assert "2_" in prompt, prompt  # the first digit waits, and shows
+            await asyncio.sleep(1.3)
+            _, prompt = await footer_and_prompt(app, pilot, "6")
+            assert " 26 " in prompt and app.bid_value == 26, prompt
+            await footer_and_prompt(app, pilot, "b")
+            assert (0, 26) in table.observation(0).auction
+
+    run(go)
+
+
+def test_a_typed_bid_that_cannot_be_says_why_and_backspace_clears_a_digit() -> None:
+    async def go() -> None:
+        table = table_at("pagat", {}, 5, south_to("auction"), True)
+        bids = [a.value for a in table.observation(0).legal if a.kind == "bid"]
+        low, high = bids[0], bids[-1]
+        assert (low, high) == (24, 28)
+        app = PlayApp(table, glyphs=Glyphs(True), delay=0)
+        async with app.run_test(size=SIZE) as pilot:
+            _, prompt = await footer_and_prompt(app, pilot, "3")
+            assert "no bid starts with 3" in prompt and f"{low}–{high}" in prompt, prompt
+            _, prompt = await footer_and_prompt(app, pilot, "2", "1")
+            assert "21 is not possible" in prompt, prompt
+            footer, prompt = await footer_and_prompt(app, pilot, "2")
+            assert "2_" in prompt and "Backspace" in footer, (prompt, footer)
+            _, prompt = await footer_and_prompt(app, pilot, "enter")
+            assert "second digit" in prompt and table.observation(0).auction[-1][0] != 0, prompt
+            _, prompt = await footer_and_prompt(app, pilot, "backspace")
+            assert "2_" not in prompt and f" {low} " in prompt, prompt
+            assert app.digits == ""
+
+    run(go)

@@ -50,8 +50,6 @@ from .text import (
 )
 from .view import RED, TableView
 
-DIGIT_TIMEOUT = 1.2  # seconds to type the second digit of a bid
-
 SCREEN_HELP = """\
 [b]The screen[/b]
   The table shows each seat, whose turn it is (▸), the dealer (D), the
@@ -247,8 +245,7 @@ class PlayApp(TableView, App[int]):
         self.logged = 0
         self.selected: int | None = None
         self.bid_value: int | None = None
-        self.digits = ""
-        self.digits_at = 0.0
+        self.digits = ""  # the first digit of a bid being typed
         self.notice: Text | None = None
         self.thinking = False
         self.deals_played = 1
@@ -505,26 +502,46 @@ class PlayApp(TableView, App[int]):
             self.bid_value = bids[0]
         elif key in ("end",):
             self.bid_value = bids[-1]
+        elif key in ("backspace", "escape", "delete"):
+            pass  # clears the typed digit below
         elif char.isdigit() and len(char) == 1:
-            now = time.monotonic()
-            if now - self.digits_at > DIGIT_TIMEOUT or len(self.digits) >= 2:
-                self.digits = ""
-            self.digits += char
-            self.digits_at = now
-            n = int(self.digits)
-            if n in bids:
-                self.bid_value = n
-                self.notice = None
-            elif len(self.digits) == 2:
-                self.warn(f"{n} is not possible: bid {bids[0]}–{bids[-1]}")
-                self.digits = ""
-                return
+            self.type_digit(char, bids)
+            return
         elif char == "b" or key == "enter":
+            if self.digits:
+                self.warn(
+                    f"{self.digits}_ needs its second digit (Backspace clears it), "
+                    "or use ↑↓ and Enter"
+                )
+                return
             action = self.pick(obs, BID, value)
             if action:
                 self.send(action)
             return
         else:
+            return
+        self.digits = ""
+        self.notice = None
+        self.refresh_all()
+
+    def type_digit(self, char: str, bids: list[int]) -> None:
+        """A digit of a typed bid. A first digit that begins some bid waits, shown,
+        for the next one however long it takes; a digit that can begin or make no
+        bid is refused with the reason."""
+        typed = self.digits + char
+        longer = [b for b in bids if str(b).startswith(typed) and str(b) != typed]
+        if int(typed) in bids and str(int(typed)) == typed:
+            self.bid_value = int(typed)
+            self.digits = typed if longer else ""
+        elif longer:
+            self.digits = typed
+        else:
+            self.digits = ""
+            span = f"bid {bids[0]}–{bids[-1]}"
+            if len(typed) == 1:
+                self.warn(f"no bid starts with {typed}: {span}")
+            else:
+                self.warn(f"{typed} is not possible: {span}")
             return
         self.notice = None
         self.refresh_all()

@@ -405,11 +405,15 @@ class TableView:
         ask = f"match {bids[0]} or pass" if defend else f"bid {bids[0]}–{bids[-1]} or pass"
         ctl = Text()
         ctl.append("◂ " if self.g.unicode else "< ")
-        ctl.append(f" {value} ", "reverse bold")
+        ctl.append(f" {self.digits}_ " if self.digits else f" {value} ", "reverse bold")
         ctl.append(" ▸" if self.g.unicode else " >")
         long, short = ctl.copy(), ctl.copy()
-        long.append("   B/Enter bid · P pass · ↑↓ or type to change", "dim")
-        short.append("  B bid · P pass · ↑↓ change", "dim")
+        if self.digits:
+            long.append("   type the second digit · Backspace clears", "dim")
+            short.append("  2nd digit · Backspace clears", "dim")
+        else:
+            long.append("   B/Enter bid · P pass · ↑↓ or type to change", "dim")
+            short.append("  B bid · P pass · ↑↓ change", "dim")
         return [who + Text(ask)], [long, short, ctl]
 
     def play_question(
