@@ -320,8 +320,9 @@ class PlayApp(TableView, App[int]):
 
     def log_events(self) -> None:
         log = self.query_one("#log", GameLog)
+        end = self.table.observation(self.log_viewer) if self.table.deal_over else None
         for ev in self.table.events_for(self.log_viewer, start=self.logged):
-            line = describe(ev, self.names, self.g, plays=False)
+            line = describe(ev, self.names, self.g, plays=False, end=end)
             if not line:
                 continue
             style = ""

@@ -82,8 +82,9 @@ class PlainGame:
     def flush_events(self) -> None:
         shown = self.table.events_for(self.viewer, start=self.printed)
         self.printed = len(self.table.events)
+        end = self.table.observation(self.viewer) if self.table.deal_over else None
         for ev in shown:
-            line = describe(ev, self.names, self.g)
+            line = describe(ev, self.names, self.g, end=end)
             if line:
                 self.say("  " + line)
 

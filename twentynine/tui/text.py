@@ -107,8 +107,15 @@ class Namer:
 # --------------------------------------------------------------------- events
 
 
-def describe(ev: dict[str, Any], names: Namer, g: Glyphs, plays: bool = True) -> str | None:
-    """One event view in words (None: nothing worth a line)."""
+def describe(
+    ev: dict[str, Any],
+    names: Namer,
+    g: Glyphs,
+    plays: bool = True,
+    end: Observation | None = None,
+) -> str | None:
+    """One event view in words (None: nothing worth a line); ``end`` is the deal as
+    it ended, which the result's sentence reads for who bid and what they needed."""
     kind = ev.get("type")
     seat = ev.get("seat", -1)
     if kind == "deal_start":
@@ -170,7 +177,7 @@ def describe(ev: dict[str, Any], names: Namer, g: Glyphs, plays: bool = True) ->
             + f" K and Q of {SUIT_NAMES[suit]}: target now {ev['target']}."
         )
     if kind == "deal_end":
-        return deal_end_text(ev)
+        return deal_end_text(ev, end)
     if kind == "match_end":
         return f"{TEAM_NAMES[ev['winner']]} win the match ({score_text(ev['score'])})."
     return None
@@ -180,19 +187,75 @@ def score_text(score: Sequence[int]) -> str:
     return f"{TEAM_SHORT[0]} {signed(score[0])}, {TEAM_SHORT[1]} {signed(score[1])}"
 
 
-def deal_end_text(ev: dict[str, Any]) -> str:
+def deal_end_text(ev: dict[str, Any], obs: Observation | None = None) -> str:
+    """The deal's result in one sentence (``obs``: the deal as it ended, for who bid
+    and what they needed)."""
+    return result_words(ev, obs)[0] + "."
+
+
+def result_words(ev: dict[str, Any], obs: Observation | None) -> list[str]:
+    """The deal's result, longest wording first: who needed how many points and took
+    how many, made or failed and by how much, and the change to the score."""
     result = ev["result"]
     delta = ev["delta"]
     pts = ev["points"]
+    changes = [f"{TEAM_SHORT[t]} {signed(delta[t])}" for t in (0, 1) if delta[t]]
+    change = ", ".join(changes) or "nobody scores"
     if result == "cancelled":
-        return "The deal is cancelled: nobody scores."
-    team = 0 if delta[0] else 1
-    change = f"{TEAM_SHORT[team]} {signed(delta[team])}"
+        if obs is not None and obs.bidder is not None and not obs.trump_revealed:
+            return [
+                "Trumps were never shown: the deal is void, nobody scores",
+                "Trumps never shown: void",
+            ]
+        return ["The deal is cancelled: nobody scores", "Cancelled: nobody scores"]
     if result in ("single-made", "single-failed"):
-        verb = "made" if result == "single-made" else "lost"
-        return f"The single hand is {verb}: {change}."
-    verb = "made" if result == "made" else "failed"
-    return f"Contract {verb} (points {TEAM_SHORT[0]} {pts[0]}, {TEAM_SHORT[1]} {pts[1]}): {change}."
+        who = SEAT_NAMES[obs.single] if obs is not None and obs.single is not None else "The"
+        made = result == "single-made"
+        verb = "made: every trick taken" if made else "lost: a trick went to the other side"
+        return [
+            f"{who}'s single hand is {verb} · {change}",
+            f"Single hand {'made' if made else 'lost'} · {change}",
+        ]
+    team = obs.bidder & 1 if obs is not None and obs.bidder is not None else (0 if delta[0] else 1)
+    need = obs.target if obs is not None else None
+    took = pts[team]
+    side = TEAM_SHORT[team]
+    short_change = signed(delta[team]) if delta[team] else "no change"
+    if need is None:  # no observation to say what was needed
+        verb = "made" if result == "made" else "failed"
+        return [
+            f"{side} took {took} points: contract {verb} · {change}",
+            f"{side} {verb} · {change}",
+        ]
+    total = obs.rules.total_points if obs is not None else None
+    stopped = total is not None and pts[0] + pts[1] < total  # the deal ended early
+    if result == "made":
+        if stopped:
+            return [
+                f"{side} needed {need} and reached it ({took} when play stopped): made · {change}",
+                f"Made: {side} reached {need} ({took}) · {change}",
+                f"{side} made it ({took}, needed {need}) · {short_change}",
+            ]
+        spare = took - need
+        extra = f", with {spare} to spare" if spare else ", exactly"
+        return [
+            f"{side} needed {need} and took {took}: made{extra} · {change}",
+            f"Made: {side} took {took}, needed {need} · {change}",
+            f"{side} made {took} (needed {need}) · {short_change}",
+        ]
+    if stopped:
+        return [
+            f"{side} needed {need} and could no longer reach it ({took} when play stopped): "
+            f"failed · {change}",
+            f"Failed: {side} could not reach {need} ({took}) · {change}",
+            f"{side} failed (needed {need}) · {short_change}",
+        ]
+    short = need - took
+    return [
+        f"{side} needed {need} and took {took}: failed by {short} · {change}",
+        f"Failed by {short}: {side} took {took}, needed {need} · {change}",
+        f"{side} failed by {short} (needed {need}) · {short_change}",
+    ]
 
 
 # --------------------------------------------------------------------- the observation

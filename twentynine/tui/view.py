@@ -9,8 +9,6 @@ first, so a narrow terminal gets shorter words rather than cut lines.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 
 from ..actions import PASS, REVEAL, SEVENTH
@@ -30,6 +28,7 @@ from .text import (
     is_red,
     legal_plays,
     play_duty,
+    result_words,
     signed,
 )
 
@@ -330,7 +329,8 @@ class TableView:
         t = self.table
         if t.deal_over:
             ev = next((e for e in reversed(t.events) if e.get("type") == "deal_end"), None)
-            first = [Text(w, "bold") for w in self.result_words(obs, ev)]
+            words = result_words(ev, obs) if ev is not None else ["The deal is over."]
+            first = [Text(w, "bold") for w in words]
             if t.match_over:
                 winner = t.match.winner
                 assert winner is not None
@@ -441,24 +441,6 @@ class TableView:
             keys.append(" · R ask for trumps", "bold")
             short.append(" · R ask", "bold")
         return first, [keys, short]
-
-    def result_words(self, obs: Observation, ev: dict[str, Any] | None) -> list[str]:
-        if ev is None:
-            return ["The deal is over."]
-        result = ev["result"]
-        pts = ev["points"]
-        delta = ev["delta"]
-        if result == "cancelled":
-            return ["Cancelled: nobody scores."]
-        team = 0 if delta[0] else 1
-        change = f"{TEAM_SHORT[team]} {signed(delta[team])}"
-        if result.startswith("single"):
-            return [f"Single hand {'made' if result == 'single-made' else 'lost'}: {change}"]
-        bidder_team = obs.bidder & 1 if obs.bidder is not None else team
-        need = obs.target
-        took = pts[bidder_team]
-        verb = "made" if result == "made" else "failed"
-        return [f"{TEAM_SHORT[bidder_team]} took {took} of {need}: {verb}, {change}"]
 
     # ------------------------------------------------------------------ the keys
     def render_keys(self, obs: Observation, lay: Layout) -> Text:
