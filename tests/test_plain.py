@@ -225,3 +225,14 @@ def test_no_word_that_works_at_every_prompt_is_also_an_answer() -> None:
             legal = list(obs.legal)
             table.act(legal[rng.randrange(len(legal))])
         assert {"auction", "play"} <= phases
+
+
+def test_the_help_lists_the_commands_of_these_rules_only() -> None:
+    pagat = plain_game("?\n")
+    assert "Commands at your turn" in pagat and "pair" in pagat
+    for word in ("seventh", "reveal", "double", "single"):
+        assert word not in pagat.split("Commands at your turn")[1], word
+    bhoos = plain_game("?\n", profile="bhoos")
+    assert "reveal, ask" in bhoos and "seventh" not in bhoos
+    modern = plain_game("?\n", profile="modern", seventh_card="yes", single_hand="3")
+    assert "seventh)" in modern and "single, double, redouble, pair" in modern

@@ -155,8 +155,9 @@ class TableView:
 
     def trump_state(self, obs: Observation, level: int = 0) -> Text:
         g = self.g
+        # from level 2 on the status has no "Trumps" label: the words say it
         if obs.single is not None:
-            return Text("none (single hand)" if level < 2 else "none")
+            return Text("none (single hand)" if level < 2 else "no trumps")
         if obs.trump is not None:
             name = (
                 f"{g.suit(obs.trump)} {SUIT_NAMES[obs.trump]}" if level < 3 else g.suit(obs.trump)
@@ -177,9 +178,9 @@ class TableView:
             return suit + Text(how, "dim")
         if obs.bidder is not None and obs.phase != "trump":
             if obs.seventh:
-                return Text("seventh card, hidden" if level < 2 else "hidden (7th)")
-            return Text("hidden")
-        return Text("not chosen" if level < 3 else "—", "dim")
+                return Text("seventh card, hidden" if level < 2 else "trumps hidden (7th)")
+            return Text("hidden" if level < 2 else "trumps hidden")
+        return Text("not chosen" if level < 2 else "trumps not chosen", "dim")
 
     def score_terms(self, obs: Observation, level: int) -> Text:
         """Both teams' points in the deal and the match; ``level`` 0 with the pips."""
