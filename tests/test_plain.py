@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 from twentynine.actions import Action
 from twentynine.cards import SUITS, card_text
 from twentynine.rules import resolve
+from twentynine.tui.command import EXAMPLES
 from twentynine.tui.plain import PlainGame
 from twentynine.tui.session import Table, seat_plan
 from twentynine.tui.text import (
@@ -236,3 +238,16 @@ def test_the_help_lists_the_commands_of_these_rules_only() -> None:
     assert "reveal, ask" in bhoos and "seventh" not in bhoos
     modern = plain_game("?\n", profile="modern", seventh_card="yes", single_hand="3")
     assert "seventh)" in modern and "single, double, redouble, pair" in modern
+
+
+def test_the_scripted_example_of_the_help_is_answered_line_by_line() -> None:
+    line = next(x for x in EXAMPLES.splitlines() if "printf" in x)
+    found = re.search(r"printf '([^']*)' \| twentynine play --plain --seed (\d+) --bots (\w+)", line)
+    assert found, line
+    stdin = found.group(1).replace("\\n", "\n")
+    out = io.StringIO()
+    table = Table(resolve("pagat", {}), int(found.group(2)), seat_plan(1, bots=[found.group(3)]))
+    PlainGame(table, inp=io.StringIO(stdin), out=out, glyphs=Glyphs(False)).run()
+    text = out.getvalue()
+    assert "! " not in text, text  # no line was refused
+    assert text.count("\n> ") == stdin.count("\n") + 1  # each line answered a prompt; then EOF
