@@ -242,7 +242,9 @@ def test_the_help_lists_the_commands_of_these_rules_only() -> None:
 
 def test_the_scripted_example_of_the_help_is_answered_line_by_line() -> None:
     line = next(x for x in EXAMPLES.splitlines() if "printf" in x)
-    found = re.search(r"printf '([^']*)' \| twentynine play --plain --seed (\d+) --bots (\w+)", line)
+    found = re.search(
+        r"printf '([^']*)' \| twentynine play --plain --seed (\d+) --bots (\w+)", line
+    )
     assert found, line
     stdin = found.group(1).replace("\\n", "\n")
     out = io.StringIO()

@@ -13,7 +13,7 @@ from tui_pilot import drive, run, shown, south_to
 
 from twentynine.cards import SUIT_NAMES
 from twentynine.rules import resolve
-from twentynine.tui.app import GameLog, HelpScreen, LogScreen, PlayApp
+from twentynine.tui.app import ConfirmScreen, GameLog, HelpScreen, LogScreen, PlayApp
 from twentynine.tui.plain import PlainGame
 from twentynine.tui.session import Table, seat_plan
 from twentynine.tui.text import Glyphs, legal_plays
@@ -224,5 +224,29 @@ def test_a_typed_bid_that_cannot_be_says_why_and_backspace_clears_a_digit() -> N
             _, prompt = await footer_and_prompt(app, pilot, "backspace")
             assert "2_" not in prompt and f" {low} " in prompt, prompt
             assert app.digits == ""
+
+    run(go)
+
+
+def test_help_and_the_quit_question_fit_a_small_terminal_and_help_scrolls() -> None:
+    async def go() -> None:
+        table = Table(resolve("pagat", {}), 5, seat_plan(1, bots=["pip"]))
+        app = PlayApp(table, glyphs=Glyphs(True), delay=0)
+        async with app.run_test(size=(40, 12)) as pilot:
+            await pilot.press("question_mark")
+            await shown(app, pilot)
+            box = app.screen.query_one("#help-box")
+            assert box.region.width <= 40 and box.region.height <= 12, box.region
+            assert box.max_scroll_y > 0
+            await pilot.press("down", "down", "pagedown")
+            await shown(app, pilot)
+            assert box.scroll_y > 0  # the arrows read the rest of the help
+            await pilot.press("escape")
+            await pilot.press("q")
+            rows = await shown(app, pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            box = app.screen.query_one("#confirm-box")
+            assert box.region.width <= 40, box.region
+            assert any("Leave this match?" in row for row in rows), rows
 
     run(go)
