@@ -1,17 +1,19 @@
-"""``twentynine play``: the terminal game, a Textual app that fits 80×24.
+"""``twentynine play``: the terminal game, a Textual app laid out for its window.
 
-The screen, top to bottom: a title line, the contract / target / trumps /
-points / match strip, the auction, the table (the trick, the seats, whose
-turn) beside the event log, the hand grouped by suit, and the question of the
-moment with its keys. Everything shown comes from the observation of the
-person at the keyboard (``Table.viewer``) or, in hot-seat, of the person
-whose turn it is once they have taken the keyboard; the log is the public
-one in hot-seat.
+The screen, top to bottom: a title line, the contract / target / trumps and
+points / match strips, the auction, the table (the trick, the seats, whose
+turn) beside the event log (under it on a narrow terminal), the hand grouped
+by suit, the question of the moment and the keys that answer it. How much of
+this shows, and in how many words, is ``layout``'s choice from the size of
+the terminal; the drawing is ``view``'s and ``board``'s. Everything shown
+comes from the observation of the person at the keyboard (``Table.viewer``)
+or, in hot-seat, of the person whose turn it is once they have taken the
+keyboard; the log is the public one in hot-seat.
 
 Keys: digits and arrows pick, Enter confirms, B bids, P passes, S H D C
 choose trumps, Y says yes to the question (double, pair, single hand...),
-R asks for trumps, N deals again, ? shows help, Q quits (after asking).
-"""
+R asks for trumps, N deals again, L shows the whole log, ? shows help, Q
+quits (after asking, while a match would be lost)."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ EXAMPLES = """examples:
 
 keys (terminal app): 1-8 pick a card, arrows move, Enter plays or bids,
   B bid, P pass, S H D C trumps, V seventh card, Y yes (double, pair...),
-  R ask for trumps, N next deal, ? help, Q quit"""
+  R ask for trumps, N next deal, L the whole log, ? help, Q quit"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
