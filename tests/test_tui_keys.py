@@ -250,3 +250,44 @@ def test_help_and_the_quit_question_fit_a_small_terminal_and_help_scrolls() -> N
             assert any("Leave this match?" in row for row in rows), rows
 
     run(go)
+
+
+def test_ctrl_q_and_ctrl_c_ask_before_leaving_a_match_as_q_does() -> None:
+    async def go() -> None:
+        table = Table(resolve("pagat", {}), 5, seat_plan(1, bots=["pip"]))
+        app = PlayApp(table, glyphs=Glyphs(True), delay=0)
+        async with app.run_test(size=SIZE) as pilot:
+            for key in ("ctrl+q", "ctrl+c"):
+                await pilot.press(key)
+                await shown(app, pilot)
+                assert isinstance(app.screen, ConfirmScreen), key
+                await pilot.press("n")
+                await shown(app, pilot)
+                assert app.is_running and not isinstance(app.screen, ConfirmScreen)
+
+    run(go)
+
+
+def test_a_second_enter_with_the_last_card_does_not_skip_the_result() -> None:
+    async def go() -> None:
+        def last_card(t: Table) -> bool:
+            return south_to("play")(t) and len(t.observation(0).hand) == 1
+
+        table = table_at("pagat", {}, 5, last_card, True)
+        app = PlayApp(table, glyphs=Glyphs(True), delay=0)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("enter")  # plays the only card; the bots end the deal
+            for _ in range(100):
+                await pilot.pause()
+                if table.deal_over:
+                    break
+            assert table.deal_over
+            await pilot.press("enter")  # the same key again, at once
+            rows = await shown(app, pilot)
+            assert table.deal_index == 0 and "needed" in rows[-3], rows[-3]
+            await asyncio.sleep(0.7)
+            await pilot.press("enter")  # now it deals again
+            await shown(app, pilot)
+            assert table.deal_index == 1
+
+    run(go)

@@ -198,10 +198,20 @@ class GameLog(RichLog):
             self.rewrite()
 
 
+ENTER_GUARD = 0.6  # seconds after a deal ends in which Enter does not deal again
+
+
 class PlayApp(TableView, App[int]):
     """The terminal table."""
 
     TITLE = "29"
+    # Ctrl+Q and Ctrl+C leave as Q does (asking first during a match), not at once;
+    # Textual's command palette has nothing for a card player
+    BINDINGS: ClassVar[list[Any]] = [
+        Binding("ctrl+q", "ask_quit", show=False, priority=True),
+        Binding("ctrl+c", "ask_quit", show=False, priority=True),
+    ]
+    ENABLE_COMMAND_PALETTE = False
     CSS = """
     Screen { layout: vertical; background: $background; }
     #title { height: 1; background: $primary-darken-2; color: $text; padding: 0 1; }
@@ -248,6 +258,7 @@ class PlayApp(TableView, App[int]):
         self.selected: int | None = None
         self.bid_value: int | None = None
         self.digits = ""  # the first digit of a bid being typed
+        self.ended_at = 0.0  # when the deal on screen ended (0: it goes on)
         self.notice: Text | None = None
         self.thinking = False
         self.deals_played = 1
@@ -362,6 +373,8 @@ class PlayApp(TableView, App[int]):
 
     # ------------------------------------------------------------------ acting
     def after_change(self) -> None:
+        if self.table.deal_over and not self.ended_at:
+            self.ended_at = time.monotonic()
         self.selected = None
         self.bid_value = None
         self.digits = ""
@@ -431,6 +444,7 @@ class PlayApp(TableView, App[int]):
         if self.last_deal_played:
             return
         t.next_deal()
+        self.ended_at = 0.0
         self.deals_played += 1
         self.logged = 0
         self.notice = None
@@ -448,7 +462,7 @@ class PlayApp(TableView, App[int]):
         if char == "?" or key == "question_mark" or key == "f1":
             self.push_screen(HelpScreen(help_keys(self.table.rules), self.rules_text()))
             return
-        if char == "q" or key == "ctrl+c":
+        if char == "q":
             self.ask_quit()
             return
         if self.lay is not None and self.lay.mode == "small":
@@ -458,7 +472,9 @@ class PlayApp(TableView, App[int]):
             return
         t = self.table
         if t.deal_over:
-            if char == "n" or key == "enter":
+            # a second Enter pressed with the deal's last card must not skip its result
+            just_ended = time.monotonic() - self.ended_at < ENTER_GUARD
+            if char == "n" or (key == "enter" and not just_ended):
                 self.next_deal()
             return
         if self.handover is not None:
@@ -633,6 +649,10 @@ class PlayApp(TableView, App[int]):
         if t.match_over:
             return True
         return t.deal_over and (t.rules.match_target is None or self.last_deal_played)
+
+    def action_ask_quit(self) -> None:
+        if len(self.screen_stack) == 1:
+            self.ask_quit()
 
     def ask_quit(self) -> None:
         if self.nothing_to_lose or self.watching:
