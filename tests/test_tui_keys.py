@@ -291,3 +291,25 @@ def test_a_second_enter_with_the_last_card_does_not_skip_the_result() -> None:
             assert table.deal_index == 1
 
     run(go)
+
+
+def test_a_single_possible_bid_is_asked_as_such() -> None:
+    async def go() -> None:
+        table = Table(resolve("modern", {}), 11, seat_plan(1, bots=["pip"]))
+        while True:  # South bids the lowest until only the highest bid is left
+            if table.bot_to_act:
+                table.step_bot()
+                continue
+            bids = [a for a in table.observation(0).legal if a.kind == "bid"]
+            assert bids, "no such moment in this deal"
+            if len(bids) == 1:
+                break
+            table.act(bids[0])
+        app = PlayApp(table, glyphs=Glyphs(True), delay=0)
+        async with app.run_test(size=SIZE) as pilot:
+            _, prompt = await footer_and_prompt(app, pilot)
+            only = bids[0].value
+            assert f"bid {only} (the highest) or pass" in prompt, prompt
+            assert f"{only}–{only}" not in prompt and "↑↓" not in prompt, prompt
+
+    run(go)

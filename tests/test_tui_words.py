@@ -55,6 +55,7 @@ def test_a_deal_stopped_early_says_so_rather_than_by_how_much() -> None:
     failed = {"result": "failed", "delta": [-1, 0], "points": [6, 17], "stake": 1}
     words = result_words(failed, obs)
     assert "could no longer reach it" in words[0] and "failed by" not in words[0].lower()
+    assert len(words[0]) <= 78  # fits the question line at 80 columns
     made = {"result": "made", "delta": [1, 0], "points": [21, 0], "stake": 1}
     assert "reached it (21 when play stopped): made" in result_words(made, obs)[0]
 

@@ -233,7 +233,7 @@ def result_words(ev: dict[str, Any], obs: Observation | None) -> list[str]:
         if stopped:
             return [
                 f"{side} needed {need} and reached it ({took} when play stopped): made · {change}",
-                f"Made: {side} reached {need} ({took}) · {change}",
+                f"Made: {side} reached {need} ({took} taken) · {change}",
                 f"{side} made it ({took}, needed {need}) · {short_change}",
             ]
         spare = took - need
@@ -245,9 +245,9 @@ def result_words(ev: dict[str, Any], obs: Observation | None) -> list[str]:
         ]
     if stopped:
         return [
-            f"{side} needed {need} and could no longer reach it ({took} when play stopped): "
+            f"{side} needed {need}; with {took} taken they could no longer reach it: "
             f"failed · {change}",
-            f"Failed: {side} could not reach {need} ({took}) · {change}",
+            f"Failed: {side} could no longer reach {need} ({took} taken) · {change}",
             f"{side} failed (needed {need}) · {short_change}",
         ]
     short = need - took

@@ -121,8 +121,9 @@ class TableView:
     def status_terms(self, obs: Observation, level: int) -> Text:
         """Contract, target and trumps; ``level`` 0 in full words to 3 in the fewest."""
         line = Text()
+        contract = obs.single is not None or obs.bidder is not None
         if level < 2:
-            line.append("Contract ", "dim")
+            line.append("Contract " if contract else "Highest bid ", "dim")
         if obs.single is not None:
             line.append(f"{self.seat_word(obs.single, level)} alone", "bold")
         elif obs.bidder is not None and obs.bid is not None:
@@ -135,9 +136,10 @@ class TableView:
         else:
             high = highest_bid(obs)
             if high:
-                line.append(f"{high[1]} by {self.seat_word(high[0], level)}")
+                by = "by " if level < 2 else "bid by "
+                line.append(f"{high[1]} {by}{self.seat_word(high[0], level)}")
             else:
-                line.append("none yet" if level < 2 else "no bid")
+                line.append("none yet" if level < 2 else "no bid yet")
         if obs.target is not None and (obs.pair is not None or obs.target != obs.bid):
             line.append(SEP, "dim")
             line.append("Target " if level < 2 else "→ ", "dim")
@@ -403,7 +405,16 @@ class TableView:
             return [who + Text("pass (no bid is possible)")], [Text("P pass", "dim")]
         value = self.current_bid(obs)
         defend = obs.duel is not None and obs.duel.get("defender") == obs.seat and len(bids) == 1
-        ask = f"match {bids[0]} or pass" if defend else f"bid {bids[0]}–{bids[-1]} or pass"
+        if defend:
+            ask = f"match {bids[0]} or pass"
+        elif len(bids) == 1:
+            ask = f"bid {bids[0]} (the highest) or pass"
+        else:
+            ask = f"bid {bids[0]}–{bids[-1]} or pass"
+        if len(bids) == 1:
+            only = Text(f" {bids[0]} ", "reverse bold")
+            only.append("   B/Enter bid · P pass", "dim")
+            return [who + Text(ask)], [only]
         ctl = Text()
         ctl.append("◂ " if self.g.unicode else "< ")
         ctl.append(f" {self.digits}_ " if self.digits else f" {value} ", "reverse bold")
