@@ -307,9 +307,10 @@ def test_a_single_possible_bid_is_asked_as_such() -> None:
             table.act(bids[0])
         app = PlayApp(table, glyphs=Glyphs(True), delay=0)
         async with app.run_test(size=SIZE) as pilot:
-            _, prompt = await footer_and_prompt(app, pilot)
+            footer, prompt = await footer_and_prompt(app, pilot)
             only = bids[0].value
             assert f"bid {only} (the highest) or pass" in prompt, prompt
-            assert f"{only}–{only}" not in prompt and "↑↓" not in prompt, prompt
+            assert f"{only}–{only}" not in prompt and "↑↓" not in prompt + footer, prompt
+            assert f"B/Enter bid {only}" in footer, footer
 
     run(go)

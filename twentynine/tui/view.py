@@ -489,8 +489,13 @@ class TableView:
         kinds = {a.kind for a in obs.legal}
         items: list[tuple[str, str | tuple[str, str]]] = []
         if obs.phase == "auction":
-            if bid_range(obs):
-                items += [("↑↓/0-9", ("set the bid", "")), ("B/Enter", ("bid it", "bid"))]
+            bids = bid_range(obs)
+            if len(bids) > 1:
+                items.append(("↑↓/0-9", ("set the bid", "")))
+            if bids:
+                items.append(
+                    ("B/Enter", ("bid it", "bid") if len(bids) > 1 else (f"bid {bids[0]}", "bid"))
+                )
                 if self.digits:
                     items.append(("Backspace", ("clear the typed digit", "clear")))
             if PASS in kinds:
