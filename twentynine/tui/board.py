@@ -5,8 +5,9 @@ Drawn at the size it is given, in one of three arrangements:
 - *compact* (3 to 5 rows): each seat and its card on one line, North, West
   and East, South; then, as the rows allow, the trick's caption and who is
   thinking;
-- *full* (11 rows and more): each seat's name over or beside its card, the
-  caption and the last trick under them;
+- *full* (7 rows and more): each seat's name over or beside its card, the
+  caption and the last trick under them (with blank rows between, as the
+  rows allow);
 - *cards* (17 rows and more, when the screen is roomy): the cards drawn as
   little cards, the seats spread over the space.
 
@@ -123,7 +124,7 @@ class Board:
         names the bot whose move is awaited."""
         if boxes and rows >= 17 and width >= 40:
             out = self.draw_cards(obs, width, rows, thinking)
-        elif rows >= 11:
+        elif rows >= 7:
             out = self.draw_full(obs, width, rows, thinking)
         else:
             out = self.draw_compact(obs, width, rows, thinking)
@@ -165,28 +166,33 @@ class Board:
         if thinking is not None:
             extra.append(Text(f"{SEAT_NAMES[thinking]} is thinking…", "italic dim"))
         out.extend(centre(t, width) for t in extra[: max(0, rows - 3)])
-        return Text("\n").join(out)
+        return Text("\n").join(spread(out, rows))
 
     def draw_full(self, obs: Observation, width: int, rows: int, thinking: int | None) -> Text:
         slots = [self.slot(obs, s) for s in range(4)]
         level = self.level_for(obs, width, (0, 0, 0))
         lab = [self.label(obs, s, level) for s in range(4)]
-        out = [
-            centre(lab[2], width),
-            centre(slots[2], width),
-            Text(""),
-            sides(lab[1], lab[3], width),
-            sides(Text("  ") + slots[1], slots[3] + Text("  "), width),
-            Text(""),
-            centre(slots[0], width),
-            centre(lab[0], width),
-            Text(""),
+        seats = [
+            [centre(lab[2], width), centre(slots[2], width)],
+            [
+                sides(lab[1], lab[3], width),
+                sides(Text("  ") + slots[1], slots[3] + Text("  "), width),
+            ],
+            [centre(slots[0], width), centre(lab[0], width)],
         ]
-        extra = self.captions(obs)
+        extra = [centre(t, width) for t in self.captions(obs)]
         if thinking is not None:
-            extra.append(Text(f"{SEAT_NAMES[thinking]} is thinking…", "italic dim"))
-        out.extend(centre(t, width) for t in extra)
-        return Text("\n").join(spread(out[:rows], rows))
+            extra.append(centre(Text(f"{SEAT_NAMES[thinking]} is thinking…", "italic dim"), width))
+        # a blank row between the seats and before the captions, as the rows allow;
+        # then the captions that still fit (whose turn, the trick, the last trick)
+        gaps = max(0, min(3, rows - 6 - len(extra)))
+        out: list[Text] = []
+        for i, block in enumerate(seats):
+            out.extend(block)
+            if i < gaps:
+                out.append(Text(""))
+        out.extend(extra[: max(0, rows - len(out))])
+        return Text("\n").join(spread(out, rows))
 
     def box(self, obs: Observation, seat: int, big: bool) -> list[Text]:
         """A seat's card drawn as a card (or its note in the card's place, or nothing),
