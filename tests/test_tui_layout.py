@@ -16,13 +16,16 @@ from dataclasses import replace
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from rich.cells import cell_len
 from tui_pilot import drive, run, shown, south_to
 
+from twentynine.observation import Observation
 from twentynine.rules import resolve
 from twentynine.tui.app import ConfirmScreen, GameLog, PlayApp
+from twentynine.tui.board import Board
 from twentynine.tui.layout import MIN_HEIGHT, MIN_WIDTH, NORMAL_TABLE, layout_for
 from twentynine.tui.session import Table, seat_plan
-from twentynine.tui.text import Glyphs
+from twentynine.tui.text import Glyphs, Namer
 
 SIZES = [(40, 12), (60, 20), (80, 24), (160, 50)]
 
@@ -172,3 +175,42 @@ def test_every_size_from_the_least_usable_one_up_adds_up(width: int, height: int
 def test_below_the_least_usable_size_the_layout_is_the_message(width: int, height: int) -> None:
     lay = layout_for(width, height)
     assert (lay.mode == "small") == (width < MIN_WIDTH or height < MIN_HEIGHT)
+
+
+def board_moments() -> list[Observation]:
+    """South's view at a few moments of two deals (one with cards on the table)."""
+    out = []
+    for moment in ("auction", "trump", "play", "over"):
+        out.append(table_at(moment).observation(0))
+    table = table_at("play")
+    drive(table, lambda t: bool(t.observation(0).trick) and len(t.observation(0).tricks) >= 2)
+    out.append(table.observation(0))
+    return out
+
+
+BOARD_MOMENTS = board_moments()
+BOARD = Board([p.label for p in table_at("auction").players], Namer(["x"] * 4, 0), Glyphs(True))
+
+
+@given(
+    st.sampled_from(BOARD_MOMENTS),
+    st.integers(30, 200),
+    st.integers(3, 60),
+    st.booleans(),
+    st.sampled_from([None, 1, 2, 3]),
+)
+def test_the_table_drawn_at_any_size_stays_inside_it_with_every_seat(
+    obs: Observation, width: int, rows: int, boxes: bool, thinking: int | None
+) -> None:
+    drawn = BOARD.draw(obs, width, rows, boxes, thinking).plain.split("\n")
+    assert len(drawn) <= rows
+    assert all(cell_len(line) <= width for line in drawn), (width, drawn)
+    text = "\n".join(drawn)
+    for seat in ("North", "West", "East"):
+        assert seat in text or f" {seat[0]} " in text or f"{seat[0]} " in text, (seat, text)
+    g = Glyphs(True)
+    packed = text.replace(" ", "")
+    for _seat, card in obs.trick:  # every card on the table is shown (a large card
+        # has its rank and its suit on rows of their own)
+        rank, suit = g.rank(card), g.suit(card >> 3)
+        assert g.card(card) in packed or (f"│{rank}│" in packed and f"│{suit}│" in packed), text
