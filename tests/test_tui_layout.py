@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
 from tui_pilot import drive, run, shown, south_to
@@ -192,6 +192,7 @@ BOARD_MOMENTS = board_moments()
 BOARD = Board([p.label for p in table_at("auction").players], Namer(["x"] * 4, 0), Glyphs(True))
 
 
+@settings(max_examples=400, deadline=None)
 @given(
     st.sampled_from(BOARD_MOMENTS),
     st.integers(30, 200),

@@ -218,16 +218,21 @@ class Board:
     def draw_cards(self, obs: Observation, width: int, rows: int, thinking: int | None) -> Text:
         big = rows >= 26 and width >= 60
         card_w = (BIG if big else SMALL)[0]
+        # West's and East's cards as far from the middle as a quarter of the table,
+        # the same on both sides, each name outside its card: the names shorten
+        # until both fit, else the table is drawn without drawn cards
+        mid = (width - card_w) // 2  # where North's and South's cards begin
+        for level in (0, 1, 2):
+            lab = [self.label(obs, s, level) for s in range(4)]
+            room = min(mid - 2 - lab[1].cell_len, width - mid - card_w - 2 - lab[3].cell_len)
+            if room >= card_w + 2:
+                break
+        else:
+            return self.draw_full(obs, width, rows, thinking)
+        reach = min(width // 4, room)
         boxes = [self.box(obs, s, big) for s in range(4)]
-        level = self.level_for(obs, width, (card_w + 4, card_w + 4, 0))
-        lab = [self.label(obs, s, level) for s in range(4)]
         north = [centre(lab[2], width), *(centre(b, width) for b in boxes[2])]
         south = [*(centre(b, width) for b in boxes[0]), centre(lab[0], width)]
-        # West's and East's cards as far from the middle as a quarter of the table,
-        # the same on both sides, each name outside its card
-        mid = (width - card_w) // 2  # where North's and South's cards begin
-        room = min(mid - 2 - lab[1].cell_len, width - mid - card_w - 2 - lab[3].cell_len)
-        reach = max(card_w + 2, min(width // 4, room))
         west_at = mid - reach
         middle = []
         for i, (w_row, e_row) in enumerate(zip(boxes[1], boxes[3], strict=True)):
