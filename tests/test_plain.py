@@ -10,16 +10,28 @@ from __future__ import annotations
 import io
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from twentynine.game.actions import Action
 from twentynine.game.cards import SUITS, card_text
 from twentynine.game.rules import resolve
+from twentynine.tui.command import EXAMPLES
 from twentynine.tui.plain import PlainGame
 from twentynine.tui.session import Table, seat_plan
-from twentynine.tui.text import Glyphs, legal_plays, read_action
+from twentynine.tui.text import (
+    HELP_WORDS,
+    QUIT_WORDS,
+    STATE_WORDS,
+    CommandError,
+    Glyphs,
+    legal_plays,
+    read_action,
+)
 
 
 def command() -> list[str]:
@@ -110,7 +122,7 @@ def test_a_scripted_deal_through_a_pipe_ends_with_its_result() -> None:
         assert out.count("Hands were:") == 2
         assert "Deal 2:" in out
         assert any(
-            w in out for w in ("Contract made", "Contract failed", "single hand", "cancelled")
+            w in out for w in (": made", ": failed", "single hand", "cancelled", "never shown")
         )
         # the end of input quits cleanly (unless the match was already decided)
         assert out.rstrip().endswith(("Bye.", "win the match.")), out[-300:]
@@ -165,3 +177,79 @@ def test_only_the_players_own_hand_is_printed_before_the_deal_ends() -> None:
                     suit, rank = card_text(c)[1], card_text(c)[0]
                     group = next((g for g in shown.split("  ") if g.startswith(suit)), "")
                     assert rank not in group.split()[1:], f"seat {seat}'s {card_text(c)} shown"
+
+
+def plain_game(stdin: str, seed: int = 3, profile: str = "pagat", **options: str) -> str:
+    """The output of an in-process ``--plain`` game fed ``stdin`` (letters, no symbols)."""
+    out = io.StringIO()
+    table = Table(resolve(profile, options), seed, seat_plan(1, bots=["pip"]))
+    PlainGame(table, inp=io.StringIO(stdin), out=out, glyphs=Glyphs(False)).run()
+    return out.getvalue()
+
+
+def test_h_at_the_trump_prompt_chooses_hearts_and_each_line_answers_its_own_prompt() -> None:
+    for h in ("H", "h"):
+        out = plain_game(f"28\n{h}\n")
+        assert "You chose H hearts as trumps" in out, out
+        assert "Commands at your turn" not in out
+        # the line after H (none: the end of input) is read at the next prompt, not the trump one
+        assert out.count("Choose trumps") == 1
+
+
+def test_every_prompt_says_how_to_reach_the_help_and_it_collides_with_no_answer() -> None:
+    out = plain_game("28\n?\nhelp\nS\n")
+    assert out.count("Commands at your turn") == 2
+    assert "You chose S spades as trumps" in out
+    for line in out.splitlines():
+        if line.startswith("Your turn:"):
+            assert "? help" in line, line
+
+
+def test_no_word_that_works_at_every_prompt_is_also_an_answer() -> None:
+    meta = HELP_WORDS + STATE_WORDS + QUIT_WORDS
+    for profile, options, seed in (
+        ("pagat", {}, 3),
+        ("modern", {"single_hand": "3", "seventh_card": "yes"}, 9),
+        ("bhoos", {}, 12),
+    ):
+        table = Table(resolve(profile, options), seed, seat_plan(1, bots=["pip"]))
+        rng = random.Random(seed)
+        phases = set()
+        while not table.deal_over:
+            if table.bot_to_act:
+                table.step_bot()
+                continue
+            obs = table.observation(0)
+            phases.add(obs.phase)
+            for word in meta:
+                with pytest.raises(CommandError):
+                    read_action(word, obs)
+            legal = list(obs.legal)
+            table.act(legal[rng.randrange(len(legal))])
+        assert {"auction", "play"} <= phases
+
+
+def test_the_help_lists_the_commands_of_these_rules_only() -> None:
+    pagat = plain_game("?\n")
+    assert "Commands at your turn" in pagat and "pair" in pagat
+    for word in ("seventh", "reveal", "double", "single"):
+        assert word not in pagat.split("Commands at your turn")[1], word
+    bhoos = plain_game("?\n", profile="bhoos")
+    assert "reveal, ask" in bhoos and "seventh" not in bhoos
+    modern = plain_game("?\n", profile="modern", seventh_card="yes", single_hand="3")
+    assert "seventh)" in modern and "single, double, redouble, pair" in modern
+
+
+def test_the_scripted_example_of_the_help_is_answered_line_by_line() -> None:
+    line = next(x for x in EXAMPLES.splitlines() if "printf" in x)
+    found = re.search(
+        r"printf '([^']*)' \| twentynine play --plain --seed (\d+) --bots (\w+)", line
+    )
+    assert found, line
+    stdin = found.group(1).replace("\\n", "\n")
+    out = io.StringIO()
+    table = Table(resolve("pagat", {}), int(found.group(2)), seat_plan(1, bots=[found.group(3)]))
+    PlainGame(table, inp=io.StringIO(stdin), out=out, glyphs=Glyphs(False)).run()
+    text = out.getvalue()
+    assert "! " not in text, text  # no line was refused
+    assert text.count("\n> ") == stdin.count("\n") + 1  # each line answered a prompt; then EOF

@@ -8,6 +8,7 @@ owner takes the keyboard, and the screen shows only what South may see.
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -103,7 +104,7 @@ def test_a_whole_deal_by_keystrokes(profile: str, options: dict[str, str], seed:
             assert table.deal_over, "the deal did not finish"
             await pilot.pause()
             text = screen_text(app)
-            assert any(w in text for w in ("took", "Cancelled", "Single hand")), text
+            assert any(w in text for w in ("needed", "void", "cancelled", "single hand")), text
             assert "next deal" in text or "win the match" in text
             await pilot.press("n")
             await settle(app, pilot)
@@ -179,5 +180,54 @@ def test_watching_four_bots_plays_on_by_itself() -> None:
                 await asyncio.sleep(0.002)
             assert table.deal_index == 1 and table.deal_over
             assert "watching" in screen_text(app)
+
+    run(go)
+
+
+def finish_deal(table: Table, seed: int = 0) -> None:
+    """Play the current deal to its end, the person's moves chosen at random."""
+    rng = random.Random(seed)
+    while not table.deal_over:
+        if table.bot_to_act:
+            table.step_bot()
+        else:
+            legal = list(table.observation(table.to_act).legal)
+            table.act(legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize("mid_deal", [True, False])
+def test_q_asks_before_leaving_a_match_mid_deal_and_between_deals(mid_deal: bool) -> None:
+    async def go() -> None:
+        table = Table(resolve("pagat", {}), 5, seat_plan(1, bots=["pip"]))
+        if not mid_deal:
+            finish_deal(table)
+            assert not table.match_over
+        app = PlayApp(table, delay=0)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            await pilot.press("q")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmScreen)
+            assert "Leave this match?" in str(app.screen.query_one("#confirm-text", Static).content)
+            await pilot.press("n")
+            await pilot.pause()
+            assert app.is_running and not isinstance(app.screen, ConfirmScreen)
+
+    run(go)
+
+
+def test_q_leaves_at_once_when_nothing_is_lost() -> None:
+    async def go() -> None:
+        # single deals between deals, and the last deal of --deals N
+        for rules, max_deals in ((resolve("arcade", {}), None), (resolve("pagat", {}), 1)):
+            table = Table(rules, 5, seat_plan(1, bots=["pip"]))
+            finish_deal(table)
+            app = PlayApp(table, delay=0, max_deals=max_deals)
+            async with app.run_test(size=SIZE) as pilot:
+                await settle(app, pilot)
+                await pilot.press("q")
+                await pilot.pause()
+                assert not isinstance(app.screen, ConfirmScreen)
+            assert app.return_code == 0
 
     run(go)

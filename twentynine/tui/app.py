@@ -1,17 +1,19 @@
-"""``twentynine play``: the terminal game, a Textual app that fits 80×24.
+"""``twentynine play``: the terminal game, a Textual app laid out for its window.
 
-The screen, top to bottom: a title line, the contract / target / trumps /
-points / match strip, the auction, the table (the trick, the seats, whose
-turn) beside the event log, the hand grouped by suit, and the question of the
-moment with its keys. Everything shown comes from the observation of the
-person at the keyboard (``Table.viewer``) or, in hot-seat, of the person
-whose turn it is once they have taken the keyboard; the log is the public
-one in hot-seat.
+The screen, top to bottom: a title line, the contract / target / trumps and
+points / match strips, the auction, the table (the trick, the seats, whose
+turn) beside the event log (under it on a narrow terminal), the hand grouped
+by suit, the question of the moment and the keys that answer it. How much of
+this shows, and in how many words, is ``layout``'s choice from the size of
+the terminal; the drawing is ``view``'s and ``board``'s. Everything shown
+comes from the observation of the person at the keyboard (``Table.viewer``)
+or, in hot-seat, of the person whose turn it is once they have taken the
+keyboard; the log is the public one in hot-seat.
 
 Keys: digits and arrows pick, Enter confirms, B bids, P passes, S H D C
 choose trumps, Y says yes to the question (double, pair, single hand...),
-R asks for trumps, N deals again, ? shows help, Q quits (after asking).
-"""
+R asks for trumps, N deals again, L shows the whole log, ? shows help, Q
+quits (after asking, while a match would be lost)."""
 
 from __future__ import annotations
 
@@ -23,16 +25,19 @@ from rich.text import Text
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widgets import RichLog, Static
 
 from ..game.actions import BID, PASS, REVEAL, SEVENTH, TRUMP, Action
-from ..game.cards import POINTS, SUIT_NAMES
 from ..game.engine import IllegalAction
 from ..game.observation import Observation
 from ..game.rules import OPTION_HELP, PROFILE_SUMMARIES, format_value
-from .session import SEAT_NAMES, TEAM_SHORT, Table
+from .board import Board
+from .keys import FLAG_KEYS, TRUMP_KEYS, help_keys
+from .layout import Layout, layout_for, too_small_text
+from .session import SEAT_NAMES, Table
 from .text import (
     PHASE_QUESTIONS,
     Glyphs,
@@ -40,45 +45,19 @@ from .text import (
     bid_range,
     describe,
     display_hand,
-    hand_by_suit,
     hand_by_suit_of,
-    highest_bid,
     is_red,
     legal_plays,
-    signed,
     why_not_card,
 )
+from .view import RED, TableView
 
-RED = "bold red"
-TABLE_WIDTH = 42
-FLAG_KEYS = {"single": "a", "double": "d", "redouble": "r", "set": "s", "pair": "k"}
-FLAG_LABELS = {
-    "single": "play alone",
-    "double": "double",
-    "redouble": "redouble",
-    "set": "set",
-    "pair": "show the pair",
-}
-TRUMP_KEYS = "shdc"
-DIGIT_TIMEOUT = 1.2  # seconds to type the second digit of a bid
-
-HELP_TEXT = """\
-[b]Keys[/b]
-  [b]1-8[/b]        pick the n-th playable card (numbered above the hand)
-  [b]← →[/b]        move the pick          [b]Enter[/b]  play the picked card
-  [b]↑ ↓ + −[/b]    change the bid; or type it (1 then 7)
-  [b]B[/b] bid  [b]P[/b] pass  [b]Enter[/b] bids the value shown
-  [b]S H D C[/b]    choose trumps         [b]V[/b]  the seventh card (if allowed)
-  [b]Y[/b]          yes: play alone (A), double (D), redouble (R), set (S), pair (K)
-  [b]P[/b] or [b]N[/b]     no
-  [b]R[/b]          ask for trumps (reveal on request, when you cannot follow)
-  [b]N[/b] / Enter  next deal when a deal is over
-  [b]?[/b]          this help            [b]Q[/b]  quit (asks first)
-
+SCREEN_HELP = """\
 [b]The screen[/b]
   The table shows each seat, whose turn it is (▸), the dealer (D), the
   bidder, and the cards of the trick; between tricks, the last trick.
-  The log on the right tells every bid, reveal, trick and result.
+  The log (beside the table, or under it on a small terminal) tells every
+  bid, reveal, trick and result; L shows all of it.
   The match score is drawn as the pips of the sixes: filled pips count
   up (red) or down (black) to the target."""
 
@@ -89,17 +68,59 @@ class HelpScreen(ModalScreen[None]):
     ]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    #help-box { width: 78; height: auto; max-height: 22; border: round $accent;
+    #help-box { width: 78; max-width: 100%; height: auto; max-height: 100%;
+                border: round $accent;
                 background: $surface; padding: 0 1; overflow-y: auto; }
     """
 
-    def __init__(self, rules_text: str) -> None:
+    def __init__(self, keys_text: str, rules_text: str) -> None:
         super().__init__()
+        self.keys_text = keys_text
         self.rules_text = rules_text
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="help-box"):
-            yield Static(HELP_TEXT + "\n\n" + self.rules_text + "\n\n[dim]Esc or ? closes[/dim]")
+        with VerticalScroll(id="help-box"):
+            yield Static(
+                "\n\n".join([self.keys_text, SCREEN_HELP, self.rules_text])
+                + "\n\n[dim]↑↓ scroll · Esc or ? closes[/dim]"
+            )
+
+    def on_mount(self) -> None:
+        self.query_one("#help-box").focus()  # so the arrows scroll a long help
+
+    async def action_dismiss(self, result: Any = None) -> None:
+        self.dismiss(None)
+
+
+class LogScreen(ModalScreen[None]):
+    """The whole log of the game over the table, to read back what a small log hid."""
+
+    BINDINGS: ClassVar[list[Any]] = [
+        Binding("escape,l,q,enter", "dismiss", "close"),
+    ]
+    DEFAULT_CSS = """
+    LogScreen { align: center middle; }
+    #log-box { width: 90%; max-width: 100; height: 90%; border: round $accent;
+               background: $surface; padding: 0 1; }
+    #full-log { height: 1fr; scrollbar-size-vertical: 1; overflow-x: hidden; }
+    #log-hint { height: 1; color: $text-muted; }
+    """
+
+    def __init__(self, entries: list[Text]) -> None:
+        super().__init__()
+        self.entries = entries
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="log-box"):
+            yield RichLog(id="full-log", wrap=True, markup=False, min_width=10)
+            yield Static("↑↓ PgUp PgDn scroll · Esc or L closes", id="log-hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#log-box").border_title = "Log"
+        log = self.query_one("#full-log", RichLog)
+        for text in self.entries:
+            log.write(text)
+        log.focus()
 
     async def action_dismiss(self, result: Any = None) -> None:
         self.dismiss(None)
@@ -110,8 +131,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
-    #confirm-box { width: 52; height: auto; border: round $warning; background: $surface;
-                   padding: 1 2; }
+    #confirm-box { width: 52; max-width: 100%; height: auto; max-height: 100%;
+                   border: round $warning; background: $surface; padding: 1 2; }
     """
 
     def __init__(self, question: str) -> None:
@@ -130,10 +151,67 @@ class ConfirmScreen(ModalScreen[bool]):
             self.dismiss(False)
 
 
-class PlayApp(App[int]):
+class GameLog(RichLog):
+    """The log, kept as text so it can be laid out again: a RichLog wraps a line once,
+    at the width it has when the line is written, so after a resize the log is
+    written anew at its new width. On a log of two or three rows (a small terminal)
+    each entry takes one row, cut with an ellipsis, so no row is the tail of an
+    entry whose head has scrolled away; L shows the whole log."""
+
+    KEEP = 2000  # entries kept (the deals of a long match)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(wrap=True, markup=False, auto_scroll=True, min_width=10, **kwargs)
+        self.entries: list[Text] = []
+        self.one_row = False
+        self.width_seen = 0
+        self.can_focus = False
+
+    def add(self, text: Text) -> None:
+        self.entries.append(text)
+        if len(self.entries) > self.KEEP:
+            del self.entries[: len(self.entries) - self.KEEP]
+        self.put(text)
+
+    def put(self, text: Text) -> None:
+        if self.one_row and self.width_seen:
+            width = max(1, self.scrollable_content_region.width)
+            text = text.copy()
+            text.truncate(width, overflow="ellipsis")
+        self.write(text)
+
+    def rewrite(self) -> None:
+        self.clear()
+        for text in self.entries:
+            self.put(text)
+
+    def set_one_row(self, one_row: bool) -> None:
+        if one_row != self.one_row:
+            self.one_row = one_row
+            if self.width_seen:
+                self.rewrite()
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = event.size.width
+        if width != self.width_seen:
+            self.width_seen = width
+            self.rewrite()
+
+
+ENTER_GUARD = 0.6  # seconds after a deal ends in which Enter does not deal again
+
+
+class PlayApp(TableView, App[int]):
     """The terminal table."""
 
     TITLE = "29"
+    # Ctrl+Q and Ctrl+C leave as Q does (asking first during a match), not at once;
+    # Textual's command palette has nothing for a card player
+    BINDINGS: ClassVar[list[Any]] = [
+        Binding("ctrl+q", "ask_quit", show=False, priority=True),
+        Binding("ctrl+c", "ask_quit", show=False, priority=True),
+    ]
+    ENABLE_COMMAND_PALETTE = False
     CSS = """
     Screen { layout: vertical; background: $background; }
     #title { height: 1; background: $primary-darken-2; color: $text; padding: 0 1; }
@@ -146,6 +224,13 @@ class PlayApp(App[int]):
     #hand { height: 3; padding: 0 1; }
     #prompt { height: 2; padding: 0 1; background: $boost; }
     #keys { height: 1; padding: 0 1; color: $text-muted; }
+    #title, #status, #auction, #table, #hand, #prompt, #keys {
+        text-wrap: nowrap; text-overflow: ellipsis; }
+    #small { height: 1fr; content-align: center middle; text-align: center; padding: 0 1; }
+    #middle.-stacked { layout: vertical; }
+    #middle.-stacked #table { border: none; padding: 0 1; }
+    #middle.-stacked #log { width: 100%; height: 1fr; border: none; padding: 0 1;
+                            background: $boost; scrollbar-size-vertical: 0; }
     """
 
     def __init__(
@@ -166,12 +251,14 @@ class PlayApp(App[int]):
         self.holder: int | None = table.viewer if not table.hotseat else None
         you = table.humans[0] if len(table.humans) == 1 else None
         self.names = Namer([p.label for p in table.players], you)
+        self.board = Board([p.label for p in table.players], self.names, self.g)
+        self.lay: Layout | None = None
         self.log_viewer = table.viewer  # the public log in hot-seat
         self.logged = 0
         self.selected: int | None = None
         self.bid_value: int | None = None
-        self.digits = ""
-        self.digits_at = 0.0
+        self.digits = ""  # the first digit of a bid being typed
+        self.ended_at = 0.0  # when the deal on screen ended (0: it goes on)
         self.notice: Text | None = None
         self.thinking = False
         self.deals_played = 1
@@ -183,12 +270,11 @@ class PlayApp(App[int]):
         yield Static(id="auction")
         with Horizontal(id="middle"):
             yield Static(id="table")
-            log = RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=10)
-            log.can_focus = False
-            yield log
+            yield GameLog(id="log")
         yield Static(id="hand")
         yield Static(id="prompt")
         yield Static(id="keys")
+        yield Static(id="small")
 
     def on_mount(self) -> None:
         self.query_one("#table").border_title = "Table"
@@ -197,402 +283,59 @@ class PlayApp(App[int]):
         self.refresh_all()
         self.advance()
 
-    # ------------------------------------------------------------------ state
-    @property
-    def turn_seat(self) -> int | None:
-        """The person whose turn it is and who holds the keyboard, if any."""
-        seat = self.table.human_to_act
-        if seat is None or seat != self.holder:
-            return None
-        return seat
-
-    @property
-    def handover(self) -> int | None:
-        """In hot-seat, the person the keyboard must go to before they see their hand."""
-        seat = self.table.human_to_act
-        if self.table.auto_pair_due:
-            return None  # declared for its holder at once
-        if seat is not None and self.table.hotseat and seat != self.holder:
-            return seat
-        return None
-
     def obs(self) -> Observation:
         return self.table.observation(self.holder)
 
     # ------------------------------------------------------------------ rendering
-    def refresh_all(self) -> None:
+    def apply_layout(self, lay: Layout) -> None:
+        """Size and show the parts of the screen for ``lay`` (only when it changes)."""
+        self.lay = lay
+        small = lay.mode == "small"
+        for wid in ("title", "status", "auction", "middle", "hand", "prompt", "keys"):
+            self.query_one(f"#{wid}").display = not small
+        self.query_one("#small").display = small
+        if small:
+            return
+        self.query_one("#auction").display = lay.auction
+        self.query_one("#keys").display = lay.keys
+        middle = self.query_one("#middle")
+        middle.set_class(not lay.log_beside, "-stacked")
+        table = self.query_one("#table")
+        if lay.log_beside:
+            table.styles.width = lay.table_width
+            table.styles.height = "100%"
+        else:
+            table.styles.width = "100%"
+            table.styles.height = lay.table_height
+        self.query_one("#hand").styles.height = lay.hand_height
+        self.query_one("#log", GameLog).set_one_row(lay.log_rows <= 3)
+
+    def refresh_all(self, size: Size | None = None) -> None:
+        size = size or self.size
+        lay = layout_for(size.width, size.height)
+        if lay != self.lay:
+            self.apply_layout(lay)
+        if lay.mode == "small":
+            self.query_one("#small", Static).update(too_small_text(lay.width, lay.height))
+            return
         obs = self.obs()
-        self.query_one("#title", Static).update(self.render_title(obs))
-        self.query_one("#status", Static).update(self.render_status(obs))
-        self.query_one("#auction", Static).update(self.render_auction(obs))
-        self.query_one("#table", Static).update(self.render_table(obs))
-        self.query_one("#hand", Static).update(self.render_hand(obs))
-        self.query_one("#prompt", Static).update(self.render_prompt(obs))
-        self.query_one("#keys", Static).update(self.render_keys(obs))
+        self.query_one("#title", Static).update(self.render_title(obs, lay))
+        self.query_one("#status", Static).update(self.render_status(obs, lay))
+        self.query_one("#auction", Static).update(self.render_auction(obs, lay))
+        self.query_one("#table", Static).update(self.render_table(obs, lay))
+        self.query_one("#hand", Static).update(self.render_hand(obs, lay))
+        self.query_one("#prompt", Static).update(self.render_prompt(obs, lay))
+        self.query_one("#keys", Static).update(self.render_keys(obs, lay))
 
-    def render_title(self, obs: Observation) -> Text:
-        t = self.table
-        r = t.rules
-        length = f"match to ±{r.match_target}" if r.match_target else "single deals"
-        left = f"29 · {r.profile} · {length} · deal {obs.deal_index + 1} · seed {t.seed}"
-        who = "watching" if self.watching else ("hot-seat" if t.hotseat else "you: South")
-        right = f"{who} · ? help · q quit"
-        pad = max(1, 78 - len(left) - len(right))
-        return Text(left + " " * pad + right, no_wrap=True, overflow="ellipsis")
-
-    def render_status(self, obs: Observation) -> Text:
-        g = self.g
-        line = Text(no_wrap=True, overflow="ellipsis")
-        line.append("Contract ", "dim")
-        if obs.single is not None:
-            line.append(f"{self.names(obs.single)} alone", "bold")
-        elif obs.bidder is not None and obs.bid is not None:
-            line.append(f"{self.names(obs.bidder)} · {obs.bid}", "bold")
-            if obs.forced:
-                line.append(" forced", "dim")
-            if obs.doubling > 1:
-                line.append(f" x{obs.doubling}", "bold yellow")
-        else:
-            high = highest_bid(obs)
-            line.append(f"{high[1]} by {self.names(high[0])}" if high else "none yet")
-        if obs.target is not None and (obs.pair is not None or obs.target != obs.bid):
-            line.append(" │ ", "dim")
-            line.append("Target ", "dim")
-            line.append(str(obs.target), "bold")
-            if obs.pair is not None:
-                line.append(" (pair)", "dim")
-        line.append(" │ ", "dim")
-        line.append("Trumps ", "dim")
-        line.append_text(self.trump_state(obs))
-        line2 = Text(no_wrap=True, overflow="ellipsis")
-        line2.append("Points ", "dim")
-        mine = None if obs.seat is None or self.watching else obs.seat & 1
-        for team in (0, 1):
-            style = "bold reverse" if team == mine else "bold"
-            line2.append(f" {TEAM_SHORT[team]} {obs.points[team]} ", style)
-            line2.append(" ")
-        target = self.table.rules.match_target
-        if target:
-            line2.append("│ ", "dim")
-            line2.append(f"Match ±{target} ", "dim")
-            for team in (0, 1):
-                s = obs.score[team]
-                line2.append(f"{TEAM_SHORT[team]} {signed(s)} ", "bold")
-                n = min(abs(s), target)
-                full, empty = g.pips(1, 1), g.pips(0, 1)
-                line2.append(full * n, "red" if s > 0 else "white on black")
-                line2.append(empty * (target - n), "dim")
-                line2.append("  ")
-        else:
-            line2.append("│ ", "dim")
-            line2.append("Total ", "dim")
-            line2.append(
-                f"{TEAM_SHORT[0]} {signed(obs.score[0])}  {TEAM_SHORT[1]} {signed(obs.score[1])}",
-                "bold",
-            )
-        return Text("\n").join([line, line2])
-
-    def trump_state(self, obs: Observation) -> Text:
-        g = self.g
-        if obs.single is not None:
-            return Text("none (single hand)")
-        if obs.trump is not None:
-            suit = Text(
-                f"{g.suit(obs.trump)} {SUIT_NAMES[obs.trump]}",
-                RED if is_red(obs.trump, True) else "bold",
-            )
-            if obs.trump_revealed:
-                how = f", revealed in trick {obs.revealed_in_trick}"
-            elif obs.phase == "over":
-                how = ", never shown"
-            else:
-                how = ", your secret"
-            return suit + Text(how, "dim")
-        if obs.bidder is not None and obs.phase != "trump":
-            return Text("seventh card, hidden" if obs.seventh else "hidden")
-        return Text("not chosen", "dim")
-
-    def render_auction(self, obs: Observation) -> Text:
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append("Auction: ")
-        if not obs.auction:
-            text.append("—" if obs.phase != "auction" else "no call yet")
-            return text
-        calls = obs.auction[-9:]
-        if len(obs.auction) > len(calls):
-            text.append("… ")
-        for i, (seat, bid) in enumerate(calls):
-            if i:
-                text.append(", ")
-            text.append(f"{SEAT_NAMES[seat][0]} ")
-            text.append(str(bid) if bid else "pass", "bold" if bid else "dim")
-        if obs.bidder is not None and obs.bid is not None:
-            text.append(f"  → {self.names(obs.bidder)} {obs.bid}", "bold")
-        return text
-
-    def card_text(self, card: int, style: str = "") -> Text:
-        red = is_red(card)
-        base = "bold red" if red else "bold"
-        return Text(self.g.card(card), f"{base} {style}".strip())
-
-    def render_table(self, obs: Observation) -> Text:
-        w = TABLE_WIDTH
-        t = self.table
-        to_act = obs.to_act if obs.phase not in ("over",) else None
-        trick = dict(obs.trick)
-        shown_last = False
-        if not trick and obs.tricks and obs.phase in ("play", "pair", "over"):
-            _leader, cards, seats, winner, pts = obs.tricks[-1]
-            trick = dict(zip(seats, cards, strict=True))
-            shown_last = True
-        calls: dict[int, int] = {}
-        if obs.phase in ("auction", "trump") or (not obs.tricks and not obs.trick):
-            for seat, bid in obs.auction:
-                calls[seat] = bid
-
-        def label(seat: int) -> Text:
-            out = Text()
-            if to_act == seat:
-                out.append("▸ " if self.g.unicode else "> ", "bold yellow")
-            out.append(t.players[seat].label if seat != self.names.you else "South · you", "bold")
-            if seat == obs.dealer:
-                out.append(" D", "cyan")
-            if obs.bidder == seat and obs.single is None:
-                out.append(f" bid {obs.bid}", "magenta")
-            if obs.single == seat:
-                out.append(" alone", "magenta")
-            return out
-
-        def slot(seat: int) -> Text:
-            if seat in trick:
-                style = ""
-                if shown_last:
-                    style = "reverse" if seat == obs.tricks[-1][3] else "dim"
-                return Text("[") + self.card_text(trick[seat], style) + Text("]")
-            if obs.single is not None and seat == (obs.single + 2) % 4:
-                return Text("sits out", "dim")
-            if seat in calls:
-                bid = calls[seat]
-                return Text(f"bid {bid}" if bid else "pass", "italic" if bid else "dim italic")
-            return Text("")
-
-        def centre(text: Text) -> Text:
-            pad = max(0, (w - text.cell_len) // 2)
-            return Text(" " * pad) + text
-
-        def sides(left: Text, right: Text) -> Text:
-            pad = max(1, w - left.cell_len - right.cell_len)
-            return left + Text(" " * pad) + right
-
-        lines = [
-            centre(label(2)),
-            centre(slot(2)),
-            Text(""),
-            sides(label(1), label(3)),
-            sides(Text("  ") + slot(1), slot(3) + Text("  ")),
-            Text(""),
-            centre(slot(0)),
-            centre(label(0)),
-            Text(""),
-        ]
-        caption = Text(style="dim")
-        if shown_last:
-            _leader, _cards, _seats, winner, pts = obs.tricks[-1]
-            caption.append(f"Trick {len(obs.tricks)} to {self.names(winner)}, {pts} pt")
-            caption.append("s" if pts != 1 else "")
-        elif obs.phase in ("play", "pair") and obs.trick_leader is not None:
-            caption.append(f"Trick {len(obs.tricks) + 1} · {self.names(obs.trick_leader)} led")
-            if obs.tricks:
-                _leader, cards, _seats, winner, pts = obs.tricks[-1]
-                lines.append(centre(caption))
-                caption = Text(style="dim")
-                caption.append(f"last: {self.g.cards(cards)} to {self.names(winner)} ({pts})")
-        elif obs.phase == "auction":
-            caption.append("The auction")
-        lines.append(centre(caption))
-        if self.thinking and obs.to_act is not None and obs.to_act in self.table.bots:
-            # obs.to_act, not the engine's: a pair decision is private to its holder
-            lines.append(centre(Text(f"{SEAT_NAMES[obs.to_act]} is thinking…", "italic dim")))
-        return Text("\n").join(lines)
-
-    def render_hand(self, obs: Observation) -> Text:
-        if self.holder is None:
-            if self.handover is not None:
-                return Text(f"\n(hidden: {SEAT_NAMES[self.handover]} takes the keyboard)", "dim")
-            return Text("\n(the hands are hidden between turns)", "dim")
-        mine = self.turn_seat == self.holder and obs.phase == "play"
-        legal = legal_plays(obs) if mine else []
-        numbers = Text(no_wrap=True)
-        cards_line = Text(no_wrap=True)
-        who = "Your hand" if self.names.you == self.holder else f"{SEAT_NAMES[self.holder]}'s hand"
-        head = Text(f"{who} · {len(obs.hand)} cards", "dim")
-        if obs.phase == "auction" or (obs.phase == "trump" and not obs.second_batch):
-            head.append(" (first four)", "dim")
-        for gi, (_suit, cards) in enumerate(hand_by_suit(obs)):
-            if gi:
-                numbers.append("  ")
-                cards_line.append("  ")
-            for c in cards:
-                cell = self.g.card(c)
-                pad = 3 - len(cell)  # ranks right-aligned, so the suits line up
-                if c in legal:
-                    numbers.append(
-                        " " * pad + str(legal.index(c) + 1).ljust(len(cell) + 1), "bold yellow"
-                    )
-                else:
-                    numbers.append(" " * 4)
-                style = ""
-                if mine and c not in legal:
-                    style = "dim"
-                if c == self.selected:
-                    style = "reverse"
-                cards_line.append(" " * pad)
-                cards_line.append_text(self.card_text(c, style))
-                cards_line.append(" ")
-        return Text("\n").join([head, numbers, cards_line])
-
-    def render_prompt(self, obs: Observation) -> Text:
-        t = self.table
-        line1 = Text(no_wrap=True, overflow="ellipsis")
-        line2 = Text(no_wrap=True, overflow="ellipsis")
-        if self.notice is not None:
-            line2 = self.notice
-        if t.deal_over:
-            ev = next((e for e in reversed(t.events) if e.get("type") == "deal_end"), None)
-            line1.append(self.result_text(obs, ev), "bold")
-            if t.match_over:
-                winner = t.match.winner
-                assert winner is not None
-                line2 = Text(f"{TEAM_SHORT[winner]} win the match!  Q leaves.", "bold green")
-            elif self.max_deals is not None and self.deals_played >= self.max_deals:
-                line2 = Text("That was the last deal.  Q leaves.", "bold")
-            elif not self.watching and self.notice is None:
-                line2 = Text("N or Enter: next deal", "bold yellow")
-            return Text("\n").join([line1, line2])
-        if self.handover is not None:
-            next_seat = SEAT_NAMES[self.handover]
-            line1.append(f"{next_seat}'s turn. Pass the keyboard to {next_seat}.", "bold")
-            if self.notice is None:
-                line2 = Text(f"Enter: {next_seat} is ready (the hand is shown)", "yellow")
-            return Text("\n").join([line1, line2])
-        seat = self.turn_seat
-        if seat is None:
-            to = obs.to_act
-            if to is not None:
-                line1.append(
-                    f"{self.names(to)} to play…"
-                    if obs.phase == "play"
-                    else f"Waiting for {self.names(to)}…",
-                    "dim",
-                )
-            else:
-                line1.append("The table waits…", "dim")
-            return Text("\n").join([line1, line2])
-        who = "Your turn" if len(t.humans) == 1 else f"{SEAT_NAMES[seat]}'s turn"
-        kinds = {a.kind for a in obs.legal}
-        line1.append(f"{who}: ", "bold yellow")
-        if obs.phase == "auction":
-            bids = bid_range(obs)
-            if bids:
-                value = self.current_bid(obs)
-                defend = (
-                    obs.duel is not None and obs.duel.get("defender") == seat and len(bids) == 1
-                )
-                line1.append(
-                    f"match {bids[0]} or pass" if defend else f"bid {bids[0]}–{bids[-1]} or pass"
-                )
-                ctl = Text()
-                ctl.append("◂ " if self.g.unicode else "< ")
-                ctl.append(f" {value} ", "reverse bold")
-                ctl.append(" ▸" if self.g.unicode else " >")
-                ctl.append("   B/Enter bid · P pass · ↑↓ or type to change", "dim")
-                if self.notice is None:
-                    line2 = ctl
-            else:
-                line1.append("pass (no bid is possible)")
-                if self.notice is None:
-                    line2 = Text("P pass", "dim")
-        elif obs.phase == "trump":
-            line1.append("choose trumps from your four cards")
-            if self.notice is None:
-                line2 = Text()
-                for i, key in enumerate(TRUMP_KEYS):
-                    line2.append(f"{key.upper()} ", "bold")
-                    line2.append(
-                        self.g.suit(i) + " " + SUIT_NAMES[i], RED if is_red(i, True) else ""
-                    )
-                    line2.append("   ")
-                if SEVENTH in kinds:
-                    line2.append("V seventh card", "bold")
-        elif obs.phase in PHASE_QUESTIONS:
-            flag = next(k for k in kinds if k != PASS)
-            line1.append(PHASE_QUESTIONS[obs.phase])
-            if self.notice is None:
-                line2 = Text()
-                line2.append(f"Y ({FLAG_KEYS[flag].upper()}) {FLAG_LABELS[flag]}", "bold")
-                line2.append("   P no", "bold")
-        elif obs.phase == "play":
-            led = obs.led_suit
-            if led is None:
-                line1.append("lead a card")
-            else:
-                line1.append(f"play a card to {SUIT_NAMES[led]}")
-            if self.selected is not None:
-                line1.append("  · picked ")
-                line1.append_text(self.card_text(self.selected))
-                pts = POINTS[self.selected]
-                if pts:
-                    line1.append(f" ({pts} pt{'s' if pts > 1 else ''})", "dim")
-            if self.notice is None:
-                line2 = Text("1-8 or ←→ pick · Enter play", "dim")
-                if REVEAL in kinds:
-                    line2.append(" · R ask for trumps", "bold")
-        return Text("\n").join([line1, line2])
-
-    def result_text(self, obs: Observation, ev: dict[str, Any] | None) -> str:
-        if ev is None:
-            return "The deal is over."
-        result = ev["result"]
-        pts = ev["points"]
-        delta = ev["delta"]
-        if result == "cancelled":
-            return "Cancelled: nobody scores."
-        team = 0 if delta[0] else 1
-        change = f"{TEAM_SHORT[team]} {signed(delta[team])}"
-        if result.startswith("single"):
-            return f"Single hand {'made' if result == 'single-made' else 'lost'}: {change}"
-        bidder_team = obs.bidder & 1 if obs.bidder is not None else team
-        need = obs.target
-        took = pts[bidder_team]
-        verb = "made" if result == "made" else "failed"
-        return f"{TEAM_SHORT[bidder_team]} took {took} of {need}: {verb}, {change}"
-
-    def render_keys(self, obs: Observation) -> Text:
-        """The keys that do something now (the full list is behind ?)."""
-        t = self.table
-        tail = "? help · Q quit"
-        if self.watching:
-            keys = f"watching four bots, {self.delay:g} s a move · {tail}"
-        elif t.deal_over:
-            keys = f"N or Enter next deal · {tail}"
-        elif self.handover is not None:
-            keys = f"Enter take the keyboard · {tail}"
-        elif self.turn_seat is None:
-            keys = tail
-        elif obs.phase == "auction":
-            keys = f"↑↓ or digits set the bid · B or Enter bid · P pass · {tail}"
-        elif obs.phase == "trump":
-            keys = f"S H D C trumps · V seventh card · {tail}"
-        elif obs.phase == "play":
-            keys = f"1-8 or ←→ pick · Enter play · Esc unpick · R ask for trumps · {tail}"
-        else:
-            keys = f"Y yes · P no · {tail}"
-        return Text(keys, no_wrap=True, overflow="ellipsis")
+    def on_resize(self, event: events.Resize) -> None:
+        # called before the app takes the new size in: go by the event's
+        self.refresh_all(event.size)
 
     def log_events(self) -> None:
-        log = self.query_one("#log", RichLog)
+        log = self.query_one("#log", GameLog)
+        end = self.table.observation(self.log_viewer) if self.table.deal_over else None
         for ev in self.table.events_for(self.log_viewer, start=self.logged):
-            line = describe(ev, self.names, self.g, plays=False)
+            line = describe(ev, self.names, self.g, plays=False, end=end)
             if not line:
                 continue
             style = ""
@@ -610,32 +353,28 @@ class PlayApp(App[int]):
                 style = "bold"
             elif ev["type"] == "deal_start":
                 style = "bold cyan"
-            log.write(Text(line, style))
+            log.add(Text(line, style))
             if ev["type"] == "deal_end":
                 self.log_hands(log)
         self.logged = len(self.table.events)
 
-    def log_hands(self, log: RichLog) -> None:
+    def log_hands(self, log: GameLog) -> None:
         """Once a deal is over every hand may be seen: write them to the log."""
         hands = self.table.observation(self.log_viewer).hands
         if hands is None:
             return
-        log.write(Text("Hands were:", "dim"))
+        log.add(Text("Hands were:", "dim"))
         for seat in range(4):
             line = Text(f"{SEAT_NAMES[seat][0]} ", "dim")
             for suit, cards in hand_by_suit_of(hands[seat]):
                 line.append(self.g.suit(suit), RED if is_red(suit, True) else "")
                 line.append(" ".join(self.g.rank(c) for c in cards) + " ")
-            log.write(line)
+            log.add(line)
 
     # ------------------------------------------------------------------ acting
-    def current_bid(self, obs: Observation) -> int:
-        bids = bid_range(obs)
-        if self.bid_value is None or self.bid_value not in bids:
-            self.bid_value = bids[0]
-        return self.bid_value
-
     def after_change(self) -> None:
+        if self.table.deal_over and not self.ended_at:
+            self.ended_at = time.monotonic()
         self.selected = None
         self.bid_value = None
         self.digits = ""
@@ -666,7 +405,7 @@ class PlayApp(App[int]):
             if t.deal_over:
                 if not self.watching or t.match_over:
                     return
-                if self.max_deals is not None and self.deals_played >= self.max_deals:
+                if self.last_deal_played:
                     return
                 await asyncio.sleep(self.delay * 4)
                 self.next_deal()
@@ -702,9 +441,10 @@ class PlayApp(App[int]):
         t = self.table
         if not t.deal_over or t.match_over:
             return
-        if self.max_deals is not None and self.deals_played >= self.max_deals:
+        if self.last_deal_played:
             return
         t.next_deal()
+        self.ended_at = 0.0
         self.deals_played += 1
         self.logged = 0
         self.notice = None
@@ -720,14 +460,21 @@ class PlayApp(App[int]):
         event.stop()
         event.prevent_default()
         if char == "?" or key == "question_mark" or key == "f1":
-            self.push_screen(HelpScreen(self.rules_text()))
+            self.push_screen(HelpScreen(help_keys(self.table.rules), self.rules_text()))
             return
-        if char == "q" or key == "ctrl+c":
+        if char == "q":
             self.ask_quit()
+            return
+        if self.lay is not None and self.lay.mode == "small":
+            return  # nothing else may be done on a table that cannot be seen
+        if char == "l":
+            self.push_screen(LogScreen(list(self.query_one("#log", GameLog).entries)))
             return
         t = self.table
         if t.deal_over:
-            if char == "n" or key == "enter":
+            # a second Enter pressed with the deal's last card must not skip its result
+            just_ended = time.monotonic() - self.ended_at < ENTER_GUARD
+            if char == "n" or (key == "enter" and not just_ended):
                 self.next_deal()
             return
         if self.handover is not None:
@@ -774,26 +521,46 @@ class PlayApp(App[int]):
             self.bid_value = bids[0]
         elif key in ("end",):
             self.bid_value = bids[-1]
+        elif key in ("backspace", "escape", "delete"):
+            pass  # clears the typed digit below
         elif char.isdigit() and len(char) == 1:
-            now = time.monotonic()
-            if now - self.digits_at > DIGIT_TIMEOUT or len(self.digits) >= 2:
-                self.digits = ""
-            self.digits += char
-            self.digits_at = now
-            n = int(self.digits)
-            if n in bids:
-                self.bid_value = n
-                self.notice = None
-            elif len(self.digits) == 2:
-                self.warn(f"{n} is not possible: bid {bids[0]}–{bids[-1]}")
-                self.digits = ""
-                return
+            self.type_digit(char, bids)
+            return
         elif char == "b" or key == "enter":
+            if self.digits:
+                self.warn(
+                    f"{self.digits}_ needs its second digit (Backspace clears it), "
+                    "or use ↑↓ and Enter"
+                )
+                return
             action = self.pick(obs, BID, value)
             if action:
                 self.send(action)
             return
         else:
+            return
+        self.digits = ""
+        self.notice = None
+        self.refresh_all()
+
+    def type_digit(self, char: str, bids: list[int]) -> None:
+        """A digit of a typed bid. A first digit that begins some bid waits, shown,
+        for the next one however long it takes; a digit that can begin or make no
+        bid is refused with the reason."""
+        typed = self.digits + char
+        longer = [b for b in bids if str(b).startswith(typed) and str(b) != typed]
+        if int(typed) in bids and str(int(typed)) == typed:
+            self.bid_value = int(typed)
+            self.digits = typed if longer else ""
+        elif longer:
+            self.digits = typed
+        else:
+            self.digits = ""
+            span = f"bid {bids[0]}–{bids[-1]}"
+            if len(typed) == 1:
+                self.warn(f"no bid starts with {typed}: {span}")
+            else:
+                self.warn(f"{typed} is not possible: {span}")
             return
         self.notice = None
         self.refresh_all()
@@ -874,13 +641,21 @@ class PlayApp(App[int]):
         self.refresh_all()
 
     # ------------------------------------------------------------------ quitting & help
-    def ask_quit(self) -> None:
+    @property
+    def nothing_to_lose(self) -> bool:
+        """Leaving now loses nothing: the match is decided, or the deal is over and
+        no match is being played (single deals) or no other deal will come."""
         t = self.table
-        finished = t.match_over or (
-            t.deal_over
-            and (t.rules.match_target is None or (self.max_deals or 0) <= self.deals_played)
-        )
-        if finished or self.watching:
+        if t.match_over:
+            return True
+        return t.deal_over and (t.rules.match_target is None or self.last_deal_played)
+
+    def action_ask_quit(self) -> None:
+        if len(self.screen_stack) == 1:
+            self.ask_quit()
+
+    def ask_quit(self) -> None:
+        if self.nothing_to_lose or self.watching:
             self.exit(0)
             return
 
@@ -888,7 +663,7 @@ class PlayApp(App[int]):
             if yes:
                 self.exit(0)
 
-        what = "match" if t.rules.match_target else "game"
+        what = "match" if self.table.rules.match_target else "game"
         self.push_screen(ConfirmScreen(f"Leave this {what}? It cannot be resumed."), done)
 
     def rules_text(self) -> str:

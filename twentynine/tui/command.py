@@ -22,11 +22,11 @@ EXAMPLES = """examples:
   twentynine play --hotseat 2             South and West are people at this keyboard
   twentynine play --watch --delay 0.5     four bots play; watch over South's shoulder
   twentynine play --plain                 a prompt per decision: works over a pipe
-  printf '16\\nS\\n1\\n' | twentynine play --plain --seed 3 --bots pip
+  printf '28\\nH\\n1\\n' | twentynine play --plain --seed 3 --bots pip
 
 keys (terminal app): 1-8 pick a card, arrows move, Enter plays or bids,
   B bid, P pass, S H D C trumps, V seventh card, Y yes (double, pair...),
-  R ask for trumps, N next deal, ? help, Q quit"""
+  R ask for trumps, N next deal, L the whole log, ? help, Q quit"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -16,7 +16,8 @@ from typing import TextIO
 
 from ..game.engine import IllegalAction
 from ..game.observation import Observation
-from ..game.rules import format_value
+from ..game.rules import Rules, format_value
+from .keys import flags_of
 from .session import SEAT_NAMES, TEAM_NAMES, TEAM_SHORT, Table
 from .text import (
     HELP_WORDS,
@@ -37,15 +38,30 @@ from .text import (
     trump_text,
 )
 
-PLAIN_HELP = """\
-Commands at your turn:
-  16, bid 16, b       bid (b alone: the lowest bid)      pass, p   pass
-  S, H, D, C          choose trumps (also: trump S, spades, seventh)
-  JS, 10h, 9d         play a card; 1, 2, ... play the n-th playable card
-  single, double, redouble, set, pair, reveal (ask)    or yes / pass
-  state               show the whole state again        ?, help   this help
-  q, quit             leave the game (so does the end of the input)
-Between deals: Enter (or next) deals again."""
+
+def plain_help(rules: Rules) -> str:
+    """The commands a person may type, for these rules (no seventh card, no reveal,
+    no doubling where the rules have none)."""
+    rows = [
+        "Commands at your turn:",
+        "  16, bid 16, b       bid (b alone: the lowest bid)      pass, p   pass",
+        "  S, H, D, C          choose trumps (also: trump S, spades"
+        + (", seventh)" if rules.seventh_card else ")"),
+        "  JS, 10h, 9d         play a card; 1, 2, ... play the n-th playable card",
+    ]
+    flags = flags_of(rules)
+    if flags:
+        rows.append(f"  {', '.join(flags):<19} answer the question, or yes / no (pass)")
+    if rules.reveal == "ask":
+        rows.append(
+            "  reveal, ask         ask for trumps (when you cannot follow and they are hidden)"
+        )
+    rows += [
+        "  state               show the whole state again        ?, help   this help",
+        "  q, quit             leave the game (so does the end of the input)",
+        "Between deals: Enter (or next) deals again.",
+    ]
+    return "\n".join(rows)
 
 
 class PlainGame:
@@ -82,8 +98,9 @@ class PlainGame:
     def flush_events(self) -> None:
         shown = self.table.events_for(self.viewer, start=self.printed)
         self.printed = len(self.table.events)
+        end = self.table.observation(self.viewer) if self.table.deal_over else None
         for ev in shown:
-            line = describe(ev, self.names, self.g)
+            line = describe(ev, self.names, self.g, end=end)
             if line:
                 self.say("  " + line)
 
@@ -220,7 +237,7 @@ class PlainGame:
             self.say(f"--- {SEAT_NAMES[seat]}'s turn (the others look away) ---")
         self.show_state(obs)
         who = "Your" if len(self.table.humans) == 1 else f"{SEAT_NAMES[seat]}'s"
-        question = f"{who} turn: {decision_prompt(obs, self.g)}"
+        question = f"{who} turn: {decision_prompt(obs, self.g)}   (? help)"
         while True:
             line = self.read(f"{question}\n> ")
             if line is None:
@@ -229,7 +246,7 @@ class PlainGame:
             if word in QUIT_WORDS:
                 return False
             if word in HELP_WORDS:
-                self.say(PLAIN_HELP)
+                self.say(plain_help(self.table.rules))
                 continue
             if word in STATE_WORDS:
                 self.show_full(obs)

@@ -107,8 +107,15 @@ class Namer:
 # --------------------------------------------------------------------- events
 
 
-def describe(ev: dict[str, Any], names: Namer, g: Glyphs, plays: bool = True) -> str | None:
-    """One event view in words (None: nothing worth a line)."""
+def describe(
+    ev: dict[str, Any],
+    names: Namer,
+    g: Glyphs,
+    plays: bool = True,
+    end: Observation | None = None,
+) -> str | None:
+    """One event view in words (None: nothing worth a line); ``end`` is the deal as
+    it ended, which the result's sentence reads for who bid and what they needed."""
     kind = ev.get("type")
     seat = ev.get("seat", -1)
     if kind == "deal_start":
@@ -170,7 +177,7 @@ def describe(ev: dict[str, Any], names: Namer, g: Glyphs, plays: bool = True) ->
             + f" K and Q of {SUIT_NAMES[suit]}: target now {ev['target']}."
         )
     if kind == "deal_end":
-        return deal_end_text(ev)
+        return deal_end_text(ev, end)
     if kind == "match_end":
         return f"{TEAM_NAMES[ev['winner']]} win the match ({score_text(ev['score'])})."
     return None
@@ -180,19 +187,75 @@ def score_text(score: Sequence[int]) -> str:
     return f"{TEAM_SHORT[0]} {signed(score[0])}, {TEAM_SHORT[1]} {signed(score[1])}"
 
 
-def deal_end_text(ev: dict[str, Any]) -> str:
+def deal_end_text(ev: dict[str, Any], obs: Observation | None = None) -> str:
+    """The deal's result in one sentence (``obs``: the deal as it ended, for who bid
+    and what they needed)."""
+    return result_words(ev, obs)[0] + "."
+
+
+def result_words(ev: dict[str, Any], obs: Observation | None) -> list[str]:
+    """The deal's result, longest wording first: who needed how many points and took
+    how many, made or failed and by how much, and the change to the score."""
     result = ev["result"]
     delta = ev["delta"]
     pts = ev["points"]
+    changes = [f"{TEAM_SHORT[t]} {signed(delta[t])}" for t in (0, 1) if delta[t]]
+    change = ", ".join(changes) or "nobody scores"
     if result == "cancelled":
-        return "The deal is cancelled: nobody scores."
-    team = 0 if delta[0] else 1
-    change = f"{TEAM_SHORT[team]} {signed(delta[team])}"
+        if obs is not None and obs.bidder is not None and not obs.trump_revealed:
+            return [
+                "Trumps were never shown: the deal is void, nobody scores",
+                "Trumps never shown: void",
+            ]
+        return ["The deal is cancelled: nobody scores", "Cancelled: nobody scores"]
     if result in ("single-made", "single-failed"):
-        verb = "made" if result == "single-made" else "lost"
-        return f"The single hand is {verb}: {change}."
-    verb = "made" if result == "made" else "failed"
-    return f"Contract {verb} (points {TEAM_SHORT[0]} {pts[0]}, {TEAM_SHORT[1]} {pts[1]}): {change}."
+        who = SEAT_NAMES[obs.single] if obs is not None and obs.single is not None else "The"
+        made = result == "single-made"
+        verb = "made: every trick taken" if made else "lost: a trick went to the other side"
+        return [
+            f"{who}'s single hand is {verb} · {change}",
+            f"Single hand {'made' if made else 'lost'} · {change}",
+        ]
+    team = obs.bidder & 1 if obs is not None and obs.bidder is not None else (0 if delta[0] else 1)
+    need = obs.target if obs is not None else None
+    took = pts[team]
+    side = TEAM_SHORT[team]
+    short_change = signed(delta[team]) if delta[team] else "no change"
+    if need is None:  # no observation to say what was needed
+        verb = "made" if result == "made" else "failed"
+        return [
+            f"{side} took {took} points: contract {verb} · {change}",
+            f"{side} {verb} · {change}",
+        ]
+    total = obs.rules.total_points if obs is not None else None
+    stopped = total is not None and pts[0] + pts[1] < total  # the deal ended early
+    if result == "made":
+        if stopped:
+            return [
+                f"{side} needed {need} and reached it ({took} when play stopped): made · {change}",
+                f"Made: {side} reached {need} ({took} taken) · {change}",
+                f"{side} made it ({took}, needed {need}) · {short_change}",
+            ]
+        spare = took - need
+        extra = f", with {spare} to spare" if spare else ", exactly"
+        return [
+            f"{side} needed {need} and took {took}: made{extra} · {change}",
+            f"Made: {side} took {took}, needed {need} · {change}",
+            f"{side} made {took} (needed {need}) · {short_change}",
+        ]
+    if stopped:
+        return [
+            f"{side} needed {need}; with {took} taken they could no longer reach it: "
+            f"failed · {change}",
+            f"Failed: {side} could no longer reach {need} ({took} taken) · {change}",
+            f"{side} failed (needed {need}) · {short_change}",
+        ]
+    short = need - took
+    return [
+        f"{side} needed {need} and took {took}: failed by {short} · {change}",
+        f"Failed by {short}: {side} took {took}, needed {need} · {change}",
+        f"{side} failed by {short} (needed {need}) · {short_change}",
+    ]
 
 
 # --------------------------------------------------------------------- the observation
@@ -293,6 +356,42 @@ def bid_range(obs: Observation) -> list[int]:
     return sorted(a.value for a in obs.legal if a.kind == BID and a.value is not None)
 
 
+def play_duty(obs: Observation, g: Glyphs, ask_key: str = "ask for trumps") -> list[str]:
+    """What the seat to play must play now, as the rules say, longest wording first:
+    lead, follow the suit led, the trump owed after asking for trumps, or any card
+    (and whether trumps may still be asked for, ``ask_key`` naming how)."""
+    led = obs.led_suit
+    if led is None:
+        return ["lead a card"]
+    suit = SUIT_NAMES[led]
+    if any(c >> 3 == led for c in obs.hand):
+        return [f"play a card to {suit}", f"follow {suit}"]
+    if obs.asked is not None and obs.asked == obs.seat and obs.trump is not None:
+        named = f"{g.suit(obs.trump)} {SUIT_NAMES[obs.trump]}"
+        held = {c for c in obs.hand if c >> 3 == obs.trump}
+        if not held:
+            return [
+                f"you asked for trumps ({named}) and hold none: play any card",
+                "no trump: play any card",
+            ]
+        if set(legal_plays(obs)) < held:
+            return [
+                f"you asked for trumps: play a trump ({named}) that wins the trick",
+                f"play a winning trump ({g.suit(obs.trump)})",
+            ]
+        return [
+            f"you asked for trumps: play a trump ({named})",
+            f"play a trump ({g.suit(obs.trump)})",
+        ]
+    if any(a.kind == REVEAL for a in obs.legal):
+        return [
+            f"you have no {suit}: play any card, or {ask_key}",
+            f"no {suit}: any card or {ask_key}",
+            f"no {suit}: any card",  # the keys under the question say how to ask
+        ]
+    return [f"you have no {suit}: play any card", f"no {suit}: any card"]
+
+
 def decision_prompt(obs: Observation, g: Glyphs) -> str:
     """The question the seat to act must answer, with what it may answer."""
     kinds = {a.kind for a in obs.legal}
@@ -311,10 +410,13 @@ def decision_prompt(obs: Observation, g: Glyphs) -> str:
         return f"{PHASE_QUESTIONS[obs.phase]} {flag} / pass"
     if obs.phase == "play":
         cards = legal_plays(obs)
-        text = "Play a card: " + " ".join(f"{i + 1}:{g.card(c)}" for i, c in enumerate(cards))
-        if REVEAL in kinds:
-            text += "  (or reveal: ask for trumps)"
-        return text
+        duty = play_duty(obs, g, ask_key="reveal (ask for trumps)")[0]
+        return (
+            duty[0].upper()
+            + duty[1:]
+            + ": "
+            + " ".join(f"{i + 1}:{g.card(c)}" for i, c in enumerate(cards))
+        )
     return "Wait"
 
 
@@ -330,7 +432,9 @@ class CommandError(ValueError):
 
 
 QUIT_WORDS = ("q", "quit", "exit")
-HELP_WORDS = ("?", "h", "help")
+# Words that work at every prompt. None of them may read as an answer to any
+# prompt (``h`` is hearts at the trump prompt, so help is ``?`` or ``help``).
+HELP_WORDS = ("?", "help")
 STATE_WORDS = ("state", "look", "l", "show")
 NEXT_WORDS = ("", "n", "next", "next deal", "deal")
 
