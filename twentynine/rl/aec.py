@@ -24,7 +24,7 @@ from pettingzoo.utils import wrappers
 
 from ..dealing import SplitMix64
 from ..engine import OVER, Deal, IllegalAction, Match
-from ..observation import observe_deal
+from ..observation import Observation, observe_deal
 from ..rules import Rules, resolve
 from .encoding import (
     NUM_ACTIONS,
@@ -168,18 +168,22 @@ class TwentyNineEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.agent_selection = AGENTS[self.deal.to_act]
 
     # ------------------------------------------------------------ observe
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._index[agent]
+    def engine_observation(self, seat: int) -> Observation:
+        """What ``seat`` may know now, as the engine shows it (bots take this)."""
         match = self.match
         assert match is not None, "reset() first"
-        deal = self.deal
-        obs = observe_deal(
-            deal,
+        return observe_deal(
+            self.deal,
             seat,
             deal_index=self.deal_index,
             score=(match.score[0], match.score[1]),
             winner=match.winner,
         )
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._index[agent]
+        deal = self.deal
+        obs = self.engine_observation(seat)
         mask = np.zeros(NUM_ACTIONS, np.int8)
         live = not (self.terminations.get(agent) or self.truncations.get(agent))
         if obs.legal and live:
