@@ -300,3 +300,13 @@ def test_action_ids_round_trip_for_every_seat() -> None:
         for aid in range(NUM_ACTIONS):
             assert action_id(to_action(seat, aid)) == aid
             assert to_action(seat, aid).seat == seat
+
+
+def test_the_rl_benchmark_runs_on_a_tiny_input(capsys: pytest.CaptureFixture[str]) -> None:
+    from twentynine.cli import main
+
+    assert main(["bench", "rl", "--seconds", "0.05", "--runs", "1", "--profile", "bhoos"]) == 0
+    out = capsys.readouterr().out
+    for loop in ("engine", "aec", "openspiel"):
+        assert loop in out
+    assert "steps/s" in out and "target 30,000/s" in out

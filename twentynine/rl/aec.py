@@ -31,6 +31,7 @@ from .encoding import (
     TENSOR_SIZE,
     Encoder,
     action_id,
+    action_mask,
     action_name,
     tensor_bounds,
     to_action,
@@ -165,6 +166,7 @@ class TwentyNineEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
         self.steps = 0
+        self._paid = False
         self.agent_selection = AGENTS[self.deal.to_act]
 
     # ------------------------------------------------------------ observe
@@ -183,11 +185,12 @@ class TwentyNineEnv(AECEnv[str, dict[str, np.ndarray], int]):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._index[agent]
         deal = self.deal
-        obs = self.engine_observation(seat)
-        mask = np.zeros(NUM_ACTIONS, np.int8)
+        match = self.match
+        assert match is not None, "reset() first"
+        score = (match.score[0], match.score[1])
+        obs = observe_deal(deal, seat, self.deal_index, score, match.winner)
         live = not (self.terminations.get(agent) or self.truncations.get(agent))
-        if obs.legal and live:
-            mask[[action_id(a) for a in obs.legal]] = 1
+        mask = action_mask(obs.legal if live else ())
         return {
             "observation": self.encoder.encode(
                 obs, deal.hands[seat][:4], (self.episodes, self.deal_index)
@@ -219,9 +222,9 @@ class TwentyNineEnv(AECEnv[str, dict[str, np.ndarray], int]):
                 agent, aid, self.legal_ids(), f"{action_name(aid)}: {e}"
             ) from None
         self._cumulative_rewards[agent] = 0.0
-        rewards = self.rewards
-        for a in rewards:
-            rewards[a] = 0.0
+        if self._paid:  # the rewards of the last step go back to zero
+            self._clear_rewards()
+            self._paid = False
         if deal.phase == OVER:
             self._deal_over(deal)
         self.steps += 1
@@ -236,13 +239,16 @@ class TwentyNineEnv(AECEnv[str, dict[str, np.ndarray], int]):
             self.agent_selection = self.agents[0]
         else:
             self.agent_selection = AGENTS[self.deal.to_act]
-        self._accumulate_rewards()
+        if self._paid:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             print(self.render())
 
     def _checked(self, agent: str, action: object) -> int:
         """The action as an id in range, or an ``IllegalActionError``; whether it is legal
         is the engine's call, in ``step``."""
+        if type(action) is int and 0 <= action < NUM_ACTIONS:
+            return action
         if isinstance(action, bool) or not isinstance(action, int | np.integer):
             raise IllegalActionError(
                 agent, action, self.legal_ids(), f"an action is an integer id 0..{NUM_ACTIONS - 1}"
@@ -261,6 +267,7 @@ class TwentyNineEnv(AECEnv[str, dict[str, np.ndarray], int]):
             team = self._index[agent] & 1
             mine, theirs = deal.delta[team], deal.delta[1 - team]
             self.rewards[agent] = float(mine - theirs if self.zero_sum else mine)
+        self._paid = True
         if self.episode == "deal" or match.is_over():
             for a in self.agents:
                 self.terminations[a] = True

@@ -15,6 +15,7 @@ profiles, and from every seat.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -82,6 +83,10 @@ def action_id(action: Action) -> int:
 
 def to_action(seat: int, aid: int) -> Action:
     """The engine action of ``seat`` for id ``aid`` (0 <= aid < NUM_ACTIONS)."""
+    return _ACTIONS[seat][aid]
+
+
+def _make_action(seat: int, aid: int) -> Action:
     if aid < BID_BASE + 1:
         return Action.play(seat, aid - PLAY_BASE)
     if aid < PASS_ID:
@@ -89,6 +94,9 @@ def to_action(seat: int, aid: int) -> Action:
     if TRUMP_BASE <= aid < SEVENTH_ID:
         return Action.trump(seat, aid - TRUMP_BASE)
     return Action.flag(seat, _ID_FLAGS[aid])
+
+
+_ACTIONS = tuple(tuple(_make_action(s, a) for a in range(NUM_ACTIONS)) for s in range(4))
 
 
 def action_name(aid: int) -> str:
@@ -106,6 +114,21 @@ def action_name(aid: int) -> str:
 
 def legal_ids(legal: Iterable[Action]) -> list[int]:
     return [action_id(a) for a in legal]
+
+
+# The engine hands out interned actions (``Action.play(seat, card)`` is always the
+# same object), so the id of a legal action is one lookup by identity.
+_ID_OF = {id(to_action(seat, aid)): aid for seat in range(4) for aid in range(NUM_ACTIONS)}
+
+
+def action_mask(legal: Iterable[Action]) -> np.ndarray:
+    """The int8 mask over the fixed action ids of these legal actions."""
+    m = bytearray(NUM_ACTIONS)
+    ids = _ID_OF
+    for a in legal:
+        aid = ids.get(id(a))
+        m[action_id(a) if aid is None else aid] = 1
+    return np.frombuffer(m, np.int8)
 
 
 # ------------------------------------------------------------- tensor layout
@@ -253,7 +276,6 @@ def rules_features(rules: Rules) -> list[float]:
 
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 _MULT_INDEX = {m: i for i, m in enumerate(MULTIPLIERS)}
-_O = {name: start for name, (start, _) in OFFSETS.items()}
 
 
 class _History:
@@ -266,9 +288,9 @@ class _History:
 
     __slots__ = ("arr", "calls", "high", "high_seat", "in_trick", "key", "last", "out", "tricks")
 
-    def __init__(self, key: object, arr: np.ndarray) -> None:
+    def __init__(self, key: object, arr: array) -> None:
         self.key = key
-        self.arr = arr
+        self.arr = arr  # float32 entries, copied out at each call
         self.tricks = 0  # completed tricks encoded
         self.in_trick = 0  # cards of the trick on the table encoded
         self.calls = 0  # auction calls encoded
@@ -276,6 +298,31 @@ class _History:
         self.high_seat = -1
         self.last: dict[int, int] = {}  # seat -> its latest call (0: pass)
         self.out: set[int] = set()  # seats that passed
+
+
+# Offsets as plain names: the encoder runs at every environment step.
+_SEAT, _PHASE, _TO_ACT, _DEALER = (OFFSETS[n][0] for n in ("seat", "phase", "to_act", "dealer"))
+_HAND, _FIRST, _PLAYED_BY, _PLAYED_IN = (
+    OFFSETS[n][0] for n in ("hand", "first_batch", "played_by", "played_in")
+)
+_WINNER, _TABLE, _LEADER, _LED = (
+    OFFSETS[n][0] for n in ("trick_winner", "table", "trick_leader", "led_suit")
+)
+_BIDS, _PASSED, _STANDING, _HIGH = (
+    OFFSETS[n][0] for n in ("bids", "passed", "standing_bid", "high_bidder")
+)
+_DEFENDER, _CHALLENGER, _CHALLENGE = (
+    OFFSETS[n][0] for n in ("duel_defender", "duel_challenger", "duel_challenge")
+)
+_BIDDER, _BID, _FORCED, _TARGET = (OFFSETS[n][0] for n in ("bidder", "bid", "forced", "target"))
+_TRUMP, _REVEALED, _REVEALED_IN, _REVEALER, _ASKED, _SEVENTH = (
+    OFFSETS[n][0]
+    for n in ("trump", "trump_revealed", "revealed_in", "revealer", "asked", "seventh")
+)
+_SINGLE, _DOUBLING, _DOUBLER, _PAIR, _PAIR_TRICK = (
+    OFFSETS[n][0] for n in ("single", "doubling", "doubler", "pair", "pair_trick")
+)
+_POINTS, _SCORE = OFFSETS["points"][0], OFFSETS["score"][0]
 
 
 class Encoder:
@@ -290,6 +337,7 @@ class Encoder:
         self.rules = rules
         self.base = np.zeros(TENSOR_SIZE, np.float32)
         self.base[tensor_slice("rules")] = rules_features(rules)
+        self._base = array("f", self.base.tobytes())
         step = 1 if rules.clockwise else 3
         # rel[me][s]: how many turns after ``me`` seat ``s`` plays.
         self.rel = tuple(tuple(((s - me) * step) % 4 for s in range(4)) for me in range(4))
@@ -303,10 +351,11 @@ class Encoder:
         assert me is not None
         h = self._kept[me] if key is not None else None
         if h is None or h.key != key:
-            arr = self.base.copy()
-            on = [_O["seat"] + me, _O["dealer"] + self.rel[me][obs.dealer]]
-            on.extend(_O["first_batch"] + c for c in first_batch)
-            arr[on] = 1.0
+            arr = array("f", self._base)
+            arr[_SEAT + me] = 1.0
+            arr[_DEALER + self.rel[me][obs.dealer]] = 1.0
+            for c in first_batch:
+                arr[_FIRST + c] = 1.0
             h = _History(key, arr)
             if key is not None:
                 self._kept[me] = h
@@ -319,115 +368,110 @@ class Encoder:
         me = obs.seat
         assert me is not None
         rel = self.rel[me]
-        o = _O
         h = self._history(obs, first_batch, key)
-        add: list[int] = []
-        pb, pi = o["played_by"], o["played_in"]
+        arr = h.arr
         tricks = obs.tricks
         if len(tricks) > h.tricks:
-            tw = o["trick_winner"]
             for t in range(h.tricks, len(tricks)):
                 _leader, cards, seats, winner, _pts = tricks[t]
-                row = pi + 32 * t
+                row = _PLAYED_IN + 32 * t
                 skip = h.in_trick if t == h.tricks else 0
                 for s, c in zip(seats[skip:], cards[skip:], strict=True):
-                    add.append(pb + 32 * rel[s] + c)
-                    add.append(row + c)
-                add.append(tw + 4 * t + rel[winner])
+                    arr[_PLAYED_BY + 32 * rel[s] + c] = 1.0
+                    arr[row + c] = 1.0
+                arr[_WINNER + 4 * t + rel[winner]] = 1.0
             h.tricks = len(tricks)
             h.in_trick = 0
         trick = obs.trick
         if len(trick) > h.in_trick:
-            row = pi + 32 * len(tricks)
+            row = _PLAYED_IN + 32 * len(tricks)
             for s, c in trick[h.in_trick :]:
-                add.append(pb + 32 * rel[s] + c)
-                add.append(row + c)
+                arr[_PLAYED_BY + 32 * rel[s] + c] = 1.0
+                arr[row + c] = 1.0
             h.in_trick = len(trick)
         auction = obs.auction
         if len(auction) > h.calls:
-            bids = o["bids"]
             for s, b in auction[h.calls :]:
                 h.last[s] = b
                 if b:
-                    add.append(bids + BIDS * rel[s] + b - 1)
+                    arr[_BIDS + BIDS * rel[s] + b - 1] = 1.0
                     if b >= h.high:
                         h.high, h.high_seat = b, s
                 else:
                     h.out.add(s)
             h.calls = len(auction)
-        if add:
-            h.arr[add] = 1.0
-        # What changes from one step to the next.
-        on: list[int] = [o["phase"] + _PHASE_INDEX[obs.phase]]
+        # What changes from one step to the next, on a copy.
+        x = array("f", arr)
+        x[_PHASE + _PHASE_INDEX[obs.phase]] = 1.0
         if obs.to_act is not None:
-            on.append(o["to_act"] + rel[obs.to_act])
-        hand = o["hand"]
-        on.extend(hand + c for c in obs.hand)
+            x[_TO_ACT + rel[obs.to_act]] = 1.0
+        for c in obs.hand:
+            x[_HAND + c] = 1.0
         if trick:
-            tb = o["table"]
-            on.extend(tb + 32 * rel[s] + c for s, c in trick)
-            on.append(o["led_suit"] + (trick[0][1] >> 3))
+            for s, c in trick:
+                x[_TABLE + 32 * rel[s] + c] = 1.0
+            x[_LED + (trick[0][1] >> 3)] = 1.0
         if obs.trick_leader is not None:
-            on.append(o["trick_leader"] + rel[obs.trick_leader])
-        passed = o["passed"]
+            x[_LEADER + rel[obs.trick_leader]] = 1.0
         if self.duel:
-            on.extend(passed + rel[s] for s in h.out)
+            for s in h.out:
+                x[_PASSED + rel[s]] = 1.0
         else:
-            on.extend(passed + rel[s] for s, b in h.last.items() if not b)
+            for s, b in h.last.items():
+                if not b:
+                    x[_PASSED + rel[s]] = 1.0
         high, high_seat = h.high, h.high_seat
         if obs.bid is not None and obs.bidder is not None:
             high, high_seat = obs.bid, obs.bidder
-            on.append(o["bidder"] + rel[obs.bidder])
-            on.append(o["bid"] + obs.bid - 1)
+            x[_BIDDER + rel[obs.bidder]] = 1.0
+            x[_BID + obs.bid - 1] = 1.0
             if obs.forced:
-                on.append(o["forced"])
+                x[_FORCED] = 1.0
         if high:
-            on.append(o["standing_bid"] + high - 1)
-            on.append(o["high_bidder"] + rel[high_seat])
+            x[_STANDING + high - 1] = 1.0
+            x[_HIGH + rel[high_seat]] = 1.0
         duel = obs.duel
         if duel is not None:
             d = duel["defender"]
             if d is not None:
-                on.append(o["duel_defender"] + rel[d])
+                x[_DEFENDER + rel[d]] = 1.0
             ch = duel["challenger"]
             if ch is not None:
-                on.append(o["duel_challenger"] + rel[ch])
+                x[_CHALLENGER + rel[ch]] = 1.0
             cb = duel["challenger_bid"]
             if cb:
-                on.append(o["duel_challenge"] + cb - 1)
+                x[_CHALLENGE + cb - 1] = 1.0
         if obs.target is not None:
-            on.append(o["target"] + obs.target - 1)
+            x[_TARGET + obs.target - 1] = 1.0
         if obs.trump is not None:
-            on.append(o["trump"] + obs.trump)
+            x[_TRUMP + obs.trump] = 1.0
         if obs.trump_revealed:
-            on.append(o["trump_revealed"])
+            x[_REVEALED] = 1.0
         if obs.revealed_in_trick is not None:
-            on.append(o["revealed_in"] + obs.revealed_in_trick - 1)
+            x[_REVEALED_IN + obs.revealed_in_trick - 1] = 1.0
         if obs.revealer is not None:
-            on.append(o["revealer"] + rel[obs.revealer])
+            x[_REVEALER + rel[obs.revealer]] = 1.0
         if obs.asked is not None:
-            on.append(o["asked"] + rel[obs.asked])
+            x[_ASKED + rel[obs.asked]] = 1.0
         if obs.seventh:
-            on.append(o["seventh"])
+            x[_SEVENTH] = 1.0
         if obs.single is not None:
-            on.append(o["single"] + rel[obs.single])
-        on.append(o["doubling"] + _MULT_INDEX[obs.doubling])
+            x[_SINGLE + rel[obs.single]] = 1.0
+        x[_DOUBLING + _MULT_INDEX[obs.doubling]] = 1.0
         if obs.doubler is not None:
-            on.append(o["doubler"] + rel[obs.doubler])
+            x[_DOUBLER + rel[obs.doubler]] = 1.0
         if obs.pair is not None:
-            on.append(o["pair"] + rel[obs.pair[0]])
-            on.append(o["pair_trick"] + max(0, obs.pair[2] - 1))
-        x = h.arr.copy()
-        x[on] = 1.0
+            x[_PAIR + rel[obs.pair[0]]] = 1.0
+            x[_PAIR_TRICK + max(0, obs.pair[2] - 1)] = 1.0
         team = me & 1
-        p = o["points"]
-        x[p] = obs.points[team] / self.total
-        x[p + 1] = obs.points[1 - team] / self.total
+        points = obs.points
+        x[_POINTS] = points[team] / self.total
+        x[_POINTS + 1] = points[1 - team] / self.total
         if self.target is not None:
-            s = o["score"]
-            x[s] = obs.score[team] / self.target
-            x[s + 1] = obs.score[1 - team] / self.target
-        return x
+            score = obs.score
+            x[_SCORE] = score[team] / self.target
+            x[_SCORE + 1] = score[1 - team] / self.target
+        return np.frombuffer(x, np.float32)
 
 
 def mask_of_ids(ids: Iterable[int]) -> np.ndarray:
