@@ -310,3 +310,19 @@ def test_the_rl_benchmark_runs_on_a_tiny_input(capsys: pytest.CaptureFixture[str
     for loop in ("engine", "aec", "openspiel"):
         assert loop in out
     assert "steps/s" in out and "target 30,000/s" in out
+
+
+def test_the_documented_tensor_layout_is_the_real_one() -> None:
+    import re
+    from pathlib import Path
+
+    from twentynine.rl.encoding import OFFSETS, SLICES
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "research.md").read_text()
+    for name, size, _ in SLICES:
+        start = OFFSETS[name][0]
+        entries = f"{start}–{start + size - 1}" if size > 1 else str(start)
+        row = re.search(rf"\| `{name}` \| ([^|]+) \|", doc)
+        assert row is not None, f"slice {name} is not documented"
+        assert row.group(1).strip() == entries, name
+    assert f"{TENSOR_SIZE} float32 entries" in doc
