@@ -154,8 +154,10 @@ class TwentyNineGame(pyspiel.Game):
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=CARDS,
             num_players=4,
-            min_utility=-2 * stake if zero_sum else -stake,
-            max_utility=2 * stake if zero_sum else stake,
+            # Only the bidding (or single-hand) team's score moves, so even the
+            # difference of the two teams stays within one stake.
+            min_utility=-stake,
+            max_utility=stake,
             utility_sum=0.0 if zero_sum else None,
             max_game_length=max_decisions(rules),
         )
