@@ -218,6 +218,14 @@ def test_max_cycles_truncates_after_that_many_steps_per_agent() -> None:
         TwentyNineEnv(max_cycles=0)
 
 
+def test_stepping_or_observing_before_reset_says_so() -> None:
+    e = TwentyNineEnv()
+    with pytest.raises(RuntimeError, match="reset"):
+        e.step(PASS_ID)
+    with pytest.raises(RuntimeError, match="reset"):
+        e.observe("seat_0")
+
+
 def test_bad_construction_is_refused_clearly() -> None:
     with pytest.raises(ValueError, match="episode"):
         TwentyNineEnv(episode="season")

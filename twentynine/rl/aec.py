@@ -173,7 +173,8 @@ class TwentyNineEnv(AECEnv[str, dict[str, np.ndarray], int]):
     def engine_observation(self, seat: int) -> Observation:
         """What ``seat`` may know now, as the engine shows it (bots take this)."""
         match = self.match
-        assert match is not None, "reset() first"
+        if match is None:
+            raise RuntimeError("call reset() first")
         return observe_deal(
             self.deal,
             seat,
@@ -184,9 +185,10 @@ class TwentyNineEnv(AECEnv[str, dict[str, np.ndarray], int]):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._index[agent]
-        deal = self.deal
         match = self.match
-        assert match is not None, "reset() first"
+        if match is None:
+            raise RuntimeError("call reset() before observe()")
+        deal = self.deal
         score = (match.score[0], match.score[1])
         obs = observe_deal(deal, seat, self.deal_index, score, match.winner)
         live = not (self.terminations.get(agent) or self.truncations.get(agent))
@@ -207,6 +209,8 @@ class TwentyNineEnv(AECEnv[str, dict[str, np.ndarray], int]):
 
     # --------------------------------------------------------------- step
     def step(self, action: int | np.integer | None) -> None:
+        if self.match is None:
+            raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

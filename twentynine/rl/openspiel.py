@@ -34,7 +34,7 @@ from ..bots.knowledge import analyse
 from ..bots.sampling import Impossible, deal_world
 from ..cards import KING, QUEEN, SUITS, card_text, cards_of
 from ..dealing import FIRST_BATCH, HAND_SIZE
-from ..engine import OVER, PAIR_WINDOW, Deal, IllegalAction
+from ..engine import OVER, PAIR_WINDOW, TRUMP_CHOICE, Deal, IllegalAction
 from ..observation import Observation, observe_deal
 from ..rules import Rules, RulesError, format_value, parse_assignments, resolve
 from .encoding import (
@@ -428,9 +428,6 @@ class TwentyNineState(pyspiel.State):
                     continue
                 own = cards_of(held[s] | know.played_by[s])
                 rng.shuffle(own)
-                if obs.single is not None and s == (obs.single + 2) % 4:
-                    own = cards_of(held[s])
-                    rng.shuffle(own)
                 if obs.seventh and s == obs.bidder and trump is not None:
                     trumps = [c for c in own if c >> 3 == trump]
                     if not trumps:
@@ -464,7 +461,7 @@ class TwentyNineState(pyspiel.State):
                     and not (seat == deal.to_act and phase == PAIR_WINDOW)
                 ):
                     state.apply_action(pass_id)
-                if phase == "trump" and seat != player and TRUMP_BASE <= aid < TRUMP_BASE + 4:
+                if phase == TRUMP_CHOICE and seat != player and TRUMP_BASE <= aid < TRUMP_BASE + 4:
                     aid = TRUMP_BASE + trump
                 state.apply_action(aid)
             while deal.phase == PAIR_WINDOW and deal.to_act != player:
