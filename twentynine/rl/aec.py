@@ -288,8 +288,10 @@ class TwentyNineEnv(AECEnv[str, dict[str, np.ndarray], int]):
             return None
         if self.match is None:
             return "no episode yet: call reset()"
-        from ..account import describe_match
+        from ..account import describe_deal, describe_match
 
+        if self.episode == "deal":  # the match may already have dealt the next one
+            return "\n".join(describe_deal(self.deal, 0)) + "\n"
         return describe_match(self.match)
 
     def close(self) -> None:
