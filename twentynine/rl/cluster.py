@@ -56,7 +56,7 @@ def connect(address: str, timeout: str = CONNECT_TIMEOUT) -> Iterator[Any]:
             n_workers=int(count),
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",  # any free port: never clash with a dashboard on 8787
         )
         try:
             with Client(cluster) as client:
