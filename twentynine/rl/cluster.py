@@ -56,6 +56,7 @@ def connect(address: str, timeout: str = CONNECT_TIMEOUT) -> Iterator[Any]:
             n_workers=int(count),
             threads_per_worker=1,
             processes=True,
+            host="127.0.0.1",  # the workers of local:N never listen beyond this machine
             dashboard_address=":0",  # any free port: never clash with a dashboard on 8787
         )
         try:
