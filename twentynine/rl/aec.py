@@ -112,21 +112,16 @@ class TwentyNineEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.possible_agents = list(AGENTS)
         self.encoder = Encoder(self.rules)
         low, high = tensor_bounds(self.rules)
-        space = gymnasium.spaces.Dict(
-            {
-                "observation": gymnasium.spaces.Box(low, high, (TENSOR_SIZE,), np.float32),
-                "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-            }
-        )
-        self._observation_spaces = {a: space for a in AGENTS}
         # One space object per agent: PettingZoo seeds them one by one.
-        for a in AGENTS[1:]:
-            self._observation_spaces[a] = gymnasium.spaces.Dict(
+        self._observation_spaces = {
+            a: gymnasium.spaces.Dict(
                 {
                     "observation": gymnasium.spaces.Box(low, high, (TENSOR_SIZE,), np.float32),
                     "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
                 }
             )
+            for a in AGENTS
+        }
         self._action_spaces = {a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
         self._seed_rng = SplitMix64(0x29)
         self._index = {a: i for i, a in enumerate(AGENTS)}
