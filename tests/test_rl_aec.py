@@ -50,6 +50,7 @@ def random_episode(e: TwentyNineEnv, rng: random.Random) -> dict[str, float]:
     totals = dict.fromkeys(e.possible_agents, 0.0)
     for agent in e.agent_iter():
         obs, reward, term, trunc, _ = e.last()
+        assert e.observation_space(agent).contains(obs)
         totals[agent] += reward
         if term or trunc:
             e.step(None)
@@ -111,8 +112,13 @@ def test_zero_sum_rewards_are_own_team_minus_the_other() -> None:
         assert totals["seat_0"] == -totals["seat_1"] == e.deal.delta[0] - e.deal.delta[1]
 
 
-def test_a_match_episode_ends_with_a_winner_and_rewards_add_up_to_the_score() -> None:
-    e = TwentyNineEnv(profile="pagat", episode="match")
+@pytest.mark.parametrize(
+    "options", [{}, {"doubling": "yes", "allow_set": "yes", "single_hand": "5", "under_half": "yes"}]
+)
+def test_a_match_episode_ends_with_a_winner_and_rewards_add_up_to_the_score(
+    options: dict[str, str],
+) -> None:
+    e = TwentyNineEnv(profile="pagat", options=options, episode="match")
     e.reset(seed=11)
     totals = random_episode(e, random.Random(11))
     assert e.match is not None and e.match.winner is not None

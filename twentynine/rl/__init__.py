@@ -1,6 +1,6 @@
 """29 for game-AI research: PettingZoo, OpenSpiel and Gymnasium environments,
-and arenas that run on a Dask cluster.
+and arenas that run on a Dask cluster (see docs/research.md).
 
-The modules need the ``research`` extra (``pip install twentynine[research]``);
-importing this package alone needs nothing beyond numpy.
+Each module needs its library from the ``research`` extra
+(``pip install 'twentynine[research]'``); this package imports none of them.
 """
