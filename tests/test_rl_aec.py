@@ -113,7 +113,8 @@ def test_zero_sum_rewards_are_own_team_minus_the_other() -> None:
 
 
 @pytest.mark.parametrize(
-    "options", [{}, {"doubling": "yes", "allow_set": "yes", "single_hand": "5", "under_half": "yes"}]
+    "options",
+    [{}, {"doubling": "yes", "allow_set": "yes", "single_hand": "5", "under_half": "yes"}],
 )
 def test_a_match_episode_ends_with_a_winner_and_rewards_add_up_to_the_score(
     options: dict[str, str],
