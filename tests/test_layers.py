@@ -37,6 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("twentynine.offline",),
     ("twentynine.web",),
     ("twentynine.tui",),
+    ("twentynine.rl",),
     ("twentynine.benchmarks",),
     ("twentynine.cli",),
 )

@@ -240,6 +240,7 @@ def test_the_bundle_has_the_package_and_its_data_but_not_the_web_files() -> None
     assert "twentynine/data/bidding.json" in names
     assert "twentynine/server/session.py" in names
     assert not any(n.startswith(("twentynine/web/static", "twentynine/tui")) for n in names)
+    assert not any(n.startswith("twentynine/rl/") for n in names)  # no research libraries there
     assert build().data == bundle.data  # the same bytes every time: the hash names it
 
 

@@ -36,13 +36,18 @@ EXAMPLES = {
   twentynine bench engine               random deals per second through the engine API
   twentynine bench engine --deals 500 --runs 3
   twentynine bench browser              Pyodide in headless chromium: download, starts, bots
-  twentynine bench load                 online rooms over loopback: p50/p99 of an action""",
+  twentynine bench load                 online rooms over loopback: p50/p99 of an action
+  twentynine bench rl                   environment steps/s: engine, PettingZoo, OpenSpiel""",
     "arena": """examples:
   twentynine arena casual novice --deals 500
   twentynine arena expert strong --deals 2000 --profile pagat --jobs 2 --out runs/x --plot x.png
   twentynine arena casual random --profile modern --set early_end=no --seed 7
   twentynine arena expert http://127.0.0.1:8001 --profile bhoos --deals 500
-  twentynine arena casual 'http://127.0.0.1:8001#clock=3000&timeout=1000' --profile bhoos""",
+  twentynine arena casual 'http://127.0.0.1:8001#clock=3000&timeout=1000' --profile bhoos
+  twentynine arena expert strong --deals 5000 --cluster tcp://10.0.0.5:8786""",
+    "bidding-build": """examples:
+  twentynine bidding-build --deals 12000 --jobs 2
+  twentynine bidding-build --deals 100000 --cluster tcp://10.0.0.5:8786 --out bidding.json""",
     "bot-serve": """examples:
   twentynine bot-serve --level expert           http://127.0.0.1:8001 (/hi /bid /chooseTrump /play)
   twentynine bot-serve --level casual --port 9000 --host 0.0.0.0""",
@@ -92,7 +97,9 @@ def _parser() -> argparse.ArgumentParser:
 
     b = add("bench", "Print performance figures (not a test).")
     b.add_argument(
-        "what", choices=["engine", "solver", "bots", "browser", "load"], help="what to measure"
+        "what",
+        choices=["engine", "solver", "bots", "browser", "load", "rl"],
+        help="what to measure",
     )
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
 
@@ -120,6 +127,17 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--out", help="folder for summary.json and every game record")
     a.add_argument("--plot", help="PNG file for the running difference (needs matplotlib)")
     a.add_argument("--quiet", action="store_true", help="no progress bar")
+    a.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the deals on a Dask cluster: a scheduler's tcp://HOST:8786, or local:N "
+        "for N worker processes here (needs the research extra); same results as --jobs",
+    )
+
+    bb = add("bidding-build", "Rebuild the strong bots' bidding model, here or on a cluster.")
+    from ..bots.bidding_build import add_arguments as add_build_arguments
+
+    add_build_arguments(bb, cluster=True)
 
     s = add("serve", "Serve the web app.")
     s.add_argument("--host", default="127.0.0.1")
@@ -278,6 +296,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from ..benchmarks import load
 
         return load.main(args.rest)
+    if args.what == "rl":
+        from ..benchmarks import rl
+
+        return rl.main(args.rest)
     try:
         from ..benchmarks import solver  # type: ignore[attr-defined, unused-ignore]
     except ImportError:
@@ -287,6 +309,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
+    import contextlib
     import os
     from pathlib import Path
 
@@ -310,11 +333,24 @@ def cmd_arena(args: argparse.Namespace) -> int:
             check_seat(spec, rules)
     jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
     boards = []
-    with Progress(disable=args.quiet, transient=True) as progress:
-        task = progress.add_task(f"{args.a} vs {args.b}", total=args.deals)
-        for board in run_boards(rules, args.a, args.b, args.deals, args.seed, jobs):
-            boards.append(board)
-            progress.advance(task)
+    with contextlib.ExitStack() as stack:
+        if args.cluster:
+            from ..rl.cluster import ClusterError, connect
+            from ..rl.cluster import run_boards as cluster_boards
+
+            try:
+                client = stack.enter_context(connect(args.cluster))
+            except ClusterError as e:
+                print(f"twentynine arena: {e}", file=sys.stderr)
+                return 2
+            source = cluster_boards(client, rules, args.a, args.b, args.deals, args.seed)
+        else:
+            source = run_boards(rules, args.a, args.b, args.deals, args.seed, jobs)
+        with Progress(disable=args.quiet, transient=True) as progress:
+            task = progress.add_task(f"{args.a} vs {args.b}", total=args.deals)
+            for board in source:
+                boards.append(board)
+                progress.advance(task)
     summary = summarise(args.a, args.b, boards)
     print(format_summary(summary))
     if args.out:
@@ -331,6 +367,21 @@ def cmd_arena(args: argparse.Namespace) -> int:
             return 2
         print(f"  wrote {args.plot}")
     return 0
+
+
+def cmd_bidding_build(args: argparse.Namespace) -> int:
+    from ..bots import bidding_build
+
+    if not args.cluster:
+        return bidding_build.run(args)
+    from ..rl.cluster import ClusterError, bidding_mapper, connect
+
+    try:
+        with connect(args.cluster) as client:
+            return bidding_build.run(args, mapper=bidding_mapper(client))
+    except ClusterError as e:
+        print(f"twentynine bidding-build: {e}", file=sys.stderr)
+        return 2
 
 
 def cmd_bot_serve(args: argparse.Namespace) -> int:
@@ -360,6 +411,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "bench": cmd_bench,
         "serve": cmd_serve,
         "arena": cmd_arena,
+        "bidding-build": cmd_bidding_build,
         "bot-serve": cmd_bot_serve,
         "play": cmd_play,
         "score": cmd_score,

@@ -2,7 +2,8 @@
 
 ``build()`` zips the ``twentynine`` package (sources and data files such as
 ``data/bidding.json``) without what the browser never runs: the web app's
-static files and Pyodide, the terminal app, caches. The zip is the same
+static files and Pyodide, the terminal app, the research environments
+(their libraries are not in the browser), caches. The zip is the same
 bytes for the same files (fixed dates, sorted names), so its hash names it.
 The web app builds it once at start-up (a few tens of milliseconds).
 """
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]
-LEFT_OUT = ("web/static", "web/pyodide", "tui")
+LEFT_OUT = ("web/static", "web/pyodide", "tui", "rl")
 SUFFIXES = (".py", ".json", ".typed")
 EPOCH = (1980, 1, 1, 0, 0, 0)
 
