@@ -222,6 +222,17 @@ def single_position(deal: Deal) -> SinglePosition:
     )
 
 
+def plain(pos: Position) -> bool:
+    """Whether the contract game is the points game with a target here: no deal can
+    end void any more and no pair can be declared. Its result then follows from the
+    card points, and needs no search of its own."""
+    return not pos.cancellable and pos.pair_holder is None
+
+
+def _reached(points: int, target: int) -> Outcome:
+    return Outcome.REACHED if points >= target else Outcome.MISSED
+
+
 # ---------------------------------------------------------------------- the values
 
 
@@ -238,6 +249,8 @@ class AllHands:
     solver: Solver
     _single: SingleSolver | None = field(default=None, repr=False)
     _start: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
+    # the points after the decision valued last: the likely value of the next one
+    _last: int | None = field(default=None, repr=False)
 
     def start_points(self, suit: int) -> tuple[int, int]:
         """Both teams' card points with ``suit`` as trumps, from the first lead."""
@@ -266,8 +279,13 @@ class AllHands:
 
     def card(self, state: Deal, action: Action) -> DDDecision:
         team = bidding_team(state)
-        points = self.solver.moves_exact(play_position(state, True), Goal(team, 0))
-        outcomes = self.solver.moves_outcome(play_position(state, False), contract_goal(state))
+        points = self.solver.moves_exact(play_position(state, True), Goal(team, 0), self._last)
+        contract, goal = play_position(state, False), contract_goal(state)
+        if plain(contract):
+            target = goal.effective(contract.pair_team)
+            outcomes = {m: _reached(v.margin or 0, target) for m, v in points.items()}
+        else:
+            outcomes = self.solver.moves_outcome(contract, goal)
         choices: list[DDChoice] = []
         chosen: list[int] = []
         for move, value in points.items():
@@ -282,7 +300,14 @@ class AllHands:
             choices.append(DDChoice(label, value.margin, OUTCOME_NAMES[outcomes[move]]))
         if not chosen:
             raise ValueError(f"{action} is not among the solver's moves")
-        return DDDecision(state.to_act & 1 == team, tuple(choices), tuple(chosen))
+        decision = DDDecision(state.to_act & 1 == team, tuple(choices), tuple(chosen))
+        self._last = decision.points_after
+        if not state.tricks and not state.trick_cards and state.trump not in self._start:
+            # the first lead: its best is what this trump is worth from the start
+            best = decision.best_points
+            total = state.rules.total_points
+            self._start[state.trump] = (best, total - best) if team == 0 else (total - best, best)
+        return decision
 
     def pair(self, state: Deal, action: Action) -> DDDecision:
         team = bidding_team(state)
@@ -304,7 +329,11 @@ class AllHands:
         choices: list[DDChoice] = []
         for suit in range(4):
             pts = self.start_points(suit)[team]
-            res = self.solver.outcome(start_position(state, suit, False), goal)
+            start = start_position(state, suit, False)
+            if plain(start):
+                res = _reached(pts, goal.target)
+            else:
+                res = self.solver.outcome(start, goal)
             choices.append(DDChoice({TRUMP: SUITS[suit]}, pts, OUTCOME_NAMES[res]))
         if action.kind == SEVENTH:
             suit = state.hands[state.bidder][SEVENTH_CARD_INDEX] >> 3
@@ -313,6 +342,7 @@ class AllHands:
             chosen = len(choices) - 1
         else:
             chosen = action.value or 0
+        self._last = choices[chosen].points
         return DDDecision(True, tuple(choices), (chosen,))
 
     def single_play(self, state: Deal, action: Action) -> DDDecision:

@@ -19,7 +19,7 @@ from typing import Any
 
 from ...actions import Action
 from ...cards import card_text
-from ...engine import OVER, PLAYING, Deal, Match
+from ...engine import OVER, PLAYING, TRUMP_CHOICE, Deal, Match
 from ...observation import observe_deal
 from ...record import EXIT_ILLEGAL, EXIT_MALFORMED, RecordError, load, replay_record
 from ...solver import Solver
@@ -118,11 +118,12 @@ def analyse_deal(
     worlds: int = DEFAULT_WORLDS,
     seed: int = 0,
     solver: Solver | None = None,
+    effort: float = 1.0,
 ) -> DealAnalysis:
     """Value every action of a finished ``deal`` (see the module's docstring).
 
     ``seat_view=False`` leaves out the seat's-view values (the quick part is the
-    all-hands one). ``worlds`` and ``seed`` are passed on to ``value_choices``.
+    all-hands one). ``worlds``, ``seed`` and ``effort`` go to ``value_choices``.
     """
     if deal.phase != OVER:
         raise AnalysisError(_unfinished(index), EXIT_ILLEGAL)
@@ -130,33 +131,66 @@ def analyse_deal(
     hands = AllHands(deal, solver)
     replay = Deal(deal.rules, deal.dealer, deal.hands)
     actions: list[ActionAnalysis] = []
-    spent = {"all_hands": 0.0, "seat_view": 0.0}
+    clock = _Clock()
+    later: list[tuple[int, Deal]] = []
     for i, action in enumerate(deal.log):
         stage = replay.phase
         legal = len(replay.legal_actions())
-        t = time.perf_counter()
-        dd = hands.decision(replay, action)
-        spent["all_hands"] += time.perf_counter() - t
+        dd = None
+        if stage == TRUMP_CHOICE:
+            # valued after the play: the first lead tells what the chosen trump is worth
+            later.append((i, replay.clone()))
+        else:
+            with clock("all_hands"):
+                dd = hands.decision(replay, action)
         view = None
         if seat_view and legal > 1:
-            t = time.perf_counter()
-            obs = observe_deal(replay, action.seat, deal_index=index)
-            view = value_choices(obs, worlds=worlds, seed=seed, solver=solver)
-            spent["seat_view"] += time.perf_counter() - t
+            with clock("seat_view"):
+                obs = observe_deal(replay, action.seat, deal_index=index)
+                view = value_choices(obs, worlds=worlds, seed=seed, solver=solver, effort=effort)
         trick = None
         if stage in (PLAYING, "pair"):
             trick = len(replay.tricks) + (0 if stage == "pair" else 1)
         entry = ActionAnalysis(i, action, stage, trick, legal, dd, view)
-        if dd is not None and dd.outcome_lost:
-            entry.turning.append(ALL_HANDS)
-        if view is not None and view.cost(action)["score"] >= TURNING_SCORE:  # type: ignore[operator]
-            entry.turning.append(SEAT_VIEW)
         actions.append(entry)
         replay.apply(action)
-    t = time.perf_counter()
-    par = hands.par() if deal.bidder >= 0 else None
-    spent["all_hands"] += time.perf_counter() - t
-    return DealAnalysis(index, deal, actions, auction_prospects(deal), par, spent)
+    with clock("all_hands"):
+        for i, state in later:
+            actions[i].dd = hands.decision(state, actions[i].action)
+        par = hands.par() if deal.bidder >= 0 else None
+    for entry in actions:
+        if entry.dd is not None and entry.dd.outcome_lost:
+            entry.turning.append(ALL_HANDS)
+        if (
+            entry.view is not None
+            and (entry.view.cost(entry.action)["score"] or 0) >= TURNING_SCORE
+        ):
+            entry.turning.append(SEAT_VIEW)
+    return DealAnalysis(index, deal, actions, auction_prospects(deal), par, clock.spent)
+
+
+class _Clock:
+    """Wall and CPU seconds spent per part of the work (``name`` and ``name_cpu``)."""
+
+    def __init__(self) -> None:
+        self.spent = {
+            "all_hands": 0.0,
+            "all_hands_cpu": 0.0,
+            "seat_view": 0.0,
+            "seat_view_cpu": 0.0,
+        }
+        self._part = ""
+
+    def __call__(self, part: str) -> _Clock:
+        self._part = part
+        return self
+
+    def __enter__(self) -> None:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+
+    def __exit__(self, *exc: object) -> None:
+        self.spent[self._part] += time.perf_counter() - self._wall
+        self.spent[self._part + "_cpu"] += time.process_time() - self._cpu
 
 
 def auction_prospects(deal: Deal) -> list[dict[str, Any]]:
@@ -246,6 +280,7 @@ def analyse_record(
     worlds: int = DEFAULT_WORLDS,
     seed: int = 0,
     solver: Solver | None = None,
+    effort: float = 1.0,
 ) -> RecordAnalysis:
     """Analyse the finished deals of a record, or deal ``number`` alone (from 1)."""
     match = read_match(text)
@@ -253,7 +288,13 @@ def analyse_record(
     solver = solver or Solver()
     deals = [
         analyse_deal(
-            match.deals[i], i, seat_view=seat_view, worlds=worlds, seed=seed, solver=solver
+            match.deals[i],
+            i,
+            seat_view=seat_view,
+            worlds=worlds,
+            seed=seed,
+            solver=solver,
+            effort=effort,
         )
         for i in wanted
     ]

@@ -157,19 +157,22 @@ def value_choices(
     worlds: int = DEFAULT_WORLDS,
     seed: int = 0,
     solver: Solver | None = None,
+    effort: float = 1.0,
 ) -> SeatView:
     """Every legal choice of the seat's decision, valued from its view alone.
 
     ``worlds``: sampled deals to solve for a decision after the auction (fewer
     is faster and rougher). ``seed`` with the observation fixes the sample, so
-    the same question always gets the same answer.
+    the same question always gets the same answer. ``effort`` scales the solver
+    nodes a decision may spend beyond the least number of worlds (the plain
+    Python solver is a hundred times slower than the compiled one).
     """
     if obs.seat is None or not obs.legal:
         raise ValueError("only a seat with a decision to take can be advised")
     if obs.phase in ("auction", "trump"):
         return _from_model(obs)
     rng = random.Random(fingerprint(seed, obs))
-    return _Sampler(obs, rng, max(1, worlds), solver or shared_solver()).run()
+    return _Sampler(obs, rng, max(1, worlds), solver or shared_solver(), effort).run()
 
 
 def table_position(obs: Observation, seat: int) -> int:
@@ -290,12 +293,15 @@ class _Tally:
 class _Sampler:
     """Sample the worlds of one observation and value its choices in each."""
 
-    def __init__(self, obs: Observation, rng: random.Random, worlds: int, solver: Solver) -> None:
+    def __init__(
+        self, obs: Observation, rng: random.Random, worlds: int, solver: Solver, effort: float
+    ) -> None:
         assert obs.seat is not None and obs.bidder is not None and obs.bid is not None
         self.obs = obs
         self.rng = rng
         self.worlds = worlds
         self.solver = solver
+        self.effort = effort
         self.bot = ExpertBot(seed=0)
         self.declarer = obs.single
         team = (obs.single if obs.single is not None else obs.bidder) & 1
@@ -323,7 +329,7 @@ class _Sampler:
         for n, (world, w) in enumerate(samples):
             if w <= 0:
                 continue
-            if n >= MIN_WORLDS and solver.nodes - start > OUTCOME_NODES:
+            if n >= MIN_WORLDS and solver.nodes - start > OUTCOME_NODES * self.effort:
                 break
             try:
                 results = outcomes(world)
@@ -343,7 +349,7 @@ class _Sampler:
         for n, (world, w) in enumerate(samples[: self.used]):
             if w <= 0:
                 continue
-            if n >= MIN_POINT_WORLDS and solver.nodes - start > POINT_NODES:
+            if n >= MIN_POINT_WORLDS and solver.nodes - start > POINT_NODES * self.effort:
                 break
             try:
                 values = points(world)

@@ -141,10 +141,10 @@ def turning_text(a: ActionAnalysis) -> str:
     what = label_text(a.action.to_json())
     parts = []
     if ALL_HANDS in a.turning and a.dd is not None:
-        best = ", ".join(label_text(lb) for lb in a.dd.best_labels) or "?"
+        better = ", ".join(label_text(lb) for lb in a.dd.best_labels) or "?"
         parts.append(
             f"every hand known, {BEST_PHRASE[a.dd.best_outcome]}; after it,"
-            f" {AFTER_PHRASE[a.dd.outcome_after]} (best: {best})"
+            f" {AFTER_PHRASE[a.dd.outcome_after]} (best: {better})"
         )
     if SEAT_VIEW in a.turning and a.view is not None:
         best = a.view.best
