@@ -51,7 +51,7 @@ class SingleSolver:
 
     def __init__(self, last_trick_point: bool = False) -> None:
         self.last_trick_point = last_trick_point
-        self._points: dict[tuple[Hands, tuple[int, ...], int], int] = {}
+        self._points: dict[tuple[Hands, tuple[int, ...], int], tuple[int, int]] = {}
         self._sweep: dict[tuple[Hands, tuple[int, ...], int], bool] = {}
 
     def points(self, pos: SinglePosition) -> int:
@@ -85,24 +85,51 @@ class SingleSolver:
     # -- search ------------------------------------------------------------------------
 
     def _value(self, hands: Hands, trick: tuple[int, ...], done: int) -> int:
+        return self._search(hands, trick, done, -1, _left(hands, trick) + 2)
+
+    def _search(
+        self, hands: Hands, trick: tuple[int, ...], done: int, alpha: int, beta: int
+    ) -> int:
+        """Fail-soft alpha-beta on the declarer's points to come: exact inside the
+        window ``(alpha, beta)``, a bound on the same side of it otherwise. The table
+        keeps a lower and an upper bound per position, whatever the window was."""
         if done == TRICKS:
             return 0
         key = (hands, trick, done)
-        found = self._points.get(key)
-        if found is not None:
-            return found
+        top = _left(hands, trick) + (1 if self.last_trick_point else 0)
+        low, high = self._points.get(key, (0, top))
+        if low == high or low >= beta:
+            return low
+        if high <= alpha:
+            return high
         if _beaten_now(hands, trick):
-            best = 0
-        elif self._wins_all(hands, trick, done):
-            best = _left(hands, trick) + (1 if self.last_trick_point else 0)
+            self._points[key] = (0, 0)
+            return 0
+        if self._wins_all(hands, trick, done):
+            self._points[key] = (top, top)
+            return top
+        a, b = max(alpha, low), min(beta, high)
+        first_a, first_b = a, b
+        declarer = not trick
+        best = -1 if declarer else top + 1
+        for c in _choices(hands, trick, cheapest_first=not declarer):
+            nh, nt, nd, gained, stopped = self._advance(hands, trick, done, c)
+            v = 0 if stopped else gained + self._search(nh, nt, nd, a - gained, b - gained)
+            if declarer:
+                best = max(best, v)
+                a = max(a, best)
+            else:
+                best = min(best, v)
+                b = min(b, best)
+            if a >= b:
+                break
+        if best <= first_a:
+            high = min(high, best)
+        elif best >= first_b:
+            low = max(low, best)
         else:
-            mover = len(trick)
-            values = []
-            for c in _choices(hands, trick):
-                nh, nt, nd, gained, stopped = self._advance(hands, trick, done, c)
-                values.append(gained + (0 if stopped else self._value(nh, nt, nd)))
-            best = max(values) if mover == 0 else min(values)
-        self._points[key] = best
+            low = high = best
+        self._points[key] = (low, high)
         return best
 
     def _wins_all(self, hands: Hands, trick: tuple[int, ...], done: int) -> bool:
@@ -181,8 +208,9 @@ def _left(hands: Hands, trick: tuple[int, ...]) -> int:
     )
 
 
-def _choices(hands: Hands, trick: tuple[int, ...]) -> list[int]:
-    """The playable cards, one per run of equivalent cards (highest first)."""
+def _choices(hands: Hands, trick: tuple[int, ...], cheapest_first: bool = False) -> list[int]:
+    """The playable cards, one per run of equivalent cards: the richest first, or the
+    cheapest first (the order a side tries them in: it finds the cut-offs early)."""
     mover = len(trick)
     hand = _playable(hands, trick)
     in_play = hands[0] | hands[1] | hands[2]
@@ -195,4 +223,5 @@ def _choices(hands: Hands, trick: tuple[int, ...]) -> list[int]:
         if nxt >= 0 and hands[mover] >> nxt & 1 and hand >> nxt & 1 and POINTS[nxt] == POINTS[c]:
             continue  # the next card up is ours and worth the same: it was tried
         out.append(c)
+    out.sort(key=lambda c: (POINTS[c], c & 7), reverse=not cheapest_first)
     return out
