@@ -573,6 +573,21 @@ def test_value_choices_refuses_an_observation_without_a_decision() -> None:
         value_choices(observe_deal(Deal(deal.rules, deal.dealer, deal.hands), None))
 
 
+def test_a_pass_in_the_auction_is_worth_more_when_the_partner_holds_the_bid() -> None:
+    rules = resolve("pagat", {})
+    deal = Deal(rules, 3, deal_hands(9, 3))  # seat 0 speaks first
+    deal.apply(Action.bid(0, 16))
+    opponent = value_choices(observe_deal(deal, 1))
+    assert opponent.value_of(Action.pass_(1)).score == 0.0
+    deal.apply(Action.pass_(1))
+    partner = value_choices(observe_deal(deal, 2))
+    assert partner.value_of(Action.pass_(2)).score == pytest.approx(0.3)
+    for choice in partner.choices:
+        if choice.action.kind == "bid":
+            assert choice.p_make is not None
+            assert choice.score == pytest.approx(2 * choice.p_make - 1)
+
+
 def test_the_bidding_table_gives_each_trump_a_falling_chance_per_bid() -> None:
     rules = resolve("pagat", {})
     deal = Deal(rules, 0, deal_hands(7, 0))

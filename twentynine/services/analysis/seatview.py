@@ -52,6 +52,8 @@ DEFAULT_WORLDS = 16
 FIRST_BATCH = 4
 UNSEEN_AT_TRUMP = 28
 LAST_TRICK_BONUS = 0.6  # the bidding model's allowance for the last-trick point
+# The expert asks this much more make probability of a bid over its partner's.
+PARTNER_HOLDS_MARGIN = 0.15
 # Solver nodes one decision may spend on sampled worlds, beyond the least number
 # of worlds (a compiled solver does about 12 M nodes a second): the yes-or-no
 # outcome of every choice, then the card points (an exact value costs several
@@ -202,13 +204,18 @@ def _from_model(obs: Observation, model: BiddingModel | None = None) -> SeatView
     choices = []
     if obs.phase == "auction":
         suit, expected = model.best_trump(hand, place)
+        # A pass leaves the contract to others: worth nothing, unless the partner holds
+        # the standing bid, which the expert outbids only when it is much surer.
+        standing = max((b for _, b in obs.auction), default=0)
+        partner = any(s == partner_of(obs.seat) and b == standing and b for s, b in obs.auction)
+        passing = 2 * PARTNER_HOLDS_MARGIN if partner else 0.0
         for a in obs.legal:
             if a.kind == BID and a.value is not None:
                 p = model.make_probability(hand, suit, place, a.value, obs.rules)
                 score = _stake(obs, a.value, 1) * (2 * p - 1)
                 choices.append(ChoiceValue(a, p, expected + bonus, score))
             else:
-                choices.append(ChoiceValue(a, None, None, 0.0))
+                choices.append(ChoiceValue(a, None, None, passing))
         return SeatView(obs.seat, True, tuple(choices), "model", 0)
     assert obs.bid is not None
     bid = obs.bid
