@@ -11,6 +11,8 @@
 """
 
 from .allhands import AllHands, DDChoice, DDDecision
+from .auction import bidding_table
+from .choices import ChoiceValue, SeatView
 from .deal import (
     ALL_HANDS,
     FORMAT,
@@ -22,7 +24,7 @@ from .deal import (
     analyse_deal,
     analyse_record,
 )
-from .seatview import DEFAULT_WORLDS, ChoiceValue, SeatView, bidding_table, value_choices
+from .seatview import DEFAULT_WORLDS, value_choices
 
 __all__ = [
     "ALL_HANDS",

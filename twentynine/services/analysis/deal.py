@@ -24,7 +24,9 @@ from ...observation import observe_deal
 from ...record import EXIT_ILLEGAL, EXIT_MALFORMED, RecordError, load, replay_record
 from ...solver import Solver
 from .allhands import AllHands, DDDecision
-from .seatview import DEFAULT_WORLDS, SeatView, seat_potential, table_position, value_choices
+from .auction import seat_potential
+from .choices import SeatView, table_position
+from .seatview import DEFAULT_WORLDS, value_choices
 
 FORMAT = "29-analysis/1"
 ALL_HANDS = "all-hands"

@@ -14,7 +14,8 @@ bidding team's expected card points, and the expected game points of the
 seat's own team (the stake times made minus failed, from that team's side),
 which is what makes choices of different kinds comparable: a double changes
 the stake, not the make probability; a single hand is another contract.
-This is the service a hint or a bidding advisor asks too.
+This is the service a hint asks too. The auction's part is in ``auction``,
+the answer's shape in ``choices``.
 """
 
 from __future__ import annotations
@@ -22,10 +23,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ...actions import (
-    BID,
     DOUBLE,
     PAIR,
     PLAY,
@@ -33,27 +32,20 @@ from ...actions import (
     REVEAL,
     SET,
     SINGLE,
-    TRUMP,
     Action,
 )
 from ...bots.base import fingerprint
-from ...bots.bidding import BiddingModel, default_model
 from ...bots.sampling import Impossible, World
 from ...bots.search import ExpertBot, goal_of, position_of
 from ...bots.search import solver as shared_solver
-from ...cards import SUIT_MASK, SUITS, mask_of
-from ...engine import MULTIPLIER, contract_stake, partner_of
+from ...engine import MULTIPLIER, partner_of
 from ...observation import Observation
 from ...solver import Goal, Move, Position, Solver
+from .auction import model_values
+from .choices import ChoiceValue, SeatView, stake_of
 from .singlehand import SinglePosition, SingleSolver
 
 DEFAULT_WORLDS = 16
-# The ordinary first batch and what the seventh card can be: 4 cards seen, 28 not.
-FIRST_BATCH = 4
-UNSEEN_AT_TRUMP = 28
-LAST_TRICK_BONUS = 0.6  # the bidding model's allowance for the last-trick point
-# The expert asks this much more make probability of a bid over its partner's.
-PARTNER_HOLDS_MARGIN = 0.15
 # Solver nodes one decision may spend on sampled worlds, beyond the least number
 # of worlds (a compiled solver does about 12 M nodes a second): the yes-or-no
 # outcome of every choice, then the card points (an exact value costs several
@@ -62,93 +54,6 @@ MIN_WORLDS = 8
 OUTCOME_NODES = 2_000_000
 MIN_POINT_WORLDS = 3
 POINT_NODES = 1_500_000
-
-
-@dataclass(frozen=True)
-class ChoiceValue:
-    """One legal choice from the deciding seat's view.
-
-    ``p_make``: probability the bidding side's contract makes after it (for a
-    single hand, that the declarer wins every trick); None for a pass in the
-    auction. ``points``: the bidding team's expected card points (None where it
-    means nothing: a pass in the auction, a single-hand declaration).
-    ``score``: expected game points of the deciding seat's team.
-    """
-
-    action: Action
-    p_make: float | None
-    points: float | None
-    score: float
-
-    def to_json(self) -> dict[str, Any]:
-        label = {k: v for k, v in self.action.to_json().items() if k != "seat"}
-        return {
-            **label,
-            "p_make": None if self.p_make is None else round(self.p_make, 4),
-            "points": None if self.points is None else round(self.points, 2),
-            "score": round(self.score, 4),
-        }
-
-
-@dataclass(frozen=True)
-class SeatView:
-    """Every legal choice of one decision, valued from the deciding seat's view.
-
-    ``source`` is ``"worlds"`` (``worlds`` sampled deals solved exactly) or
-    ``"model"`` (the bidding model; ``worlds`` is 0).
-    """
-
-    seat: int
-    bidders: bool  # the deciding seat is on the bidding side
-    choices: tuple[ChoiceValue, ...]
-    source: str
-    worlds: int
-
-    def value_of(self, action: Action) -> ChoiceValue:
-        for c in self.choices:
-            if c.action == action:
-                return c
-        raise KeyError(f"{action} is not a legal choice here")
-
-    def _key(self, c: ChoiceValue) -> tuple[float, float]:
-        pts = c.points if c.points is not None else 0.0
-        return (round(c.score, 9), pts if self.bidders else -pts)
-
-    @property
-    def best(self) -> ChoiceValue:
-        """The choice with the highest expected score (then the most points for the
-        seat's team); the first of equals in the legal order."""
-        return max(self.choices, key=self._key)
-
-    def cost(self, action: Action) -> dict[str, float | None]:
-        """What ``action`` gave up against the best choice, from the seat's side:
-        expected game points, make probability (its own side's chance: lower for
-        the bidders, higher for the defenders) and card points."""
-        chosen, best = self.value_of(action), self.best
-        p = None
-        if chosen.p_make is not None and best.p_make is not None:
-            p = (best.p_make - chosen.p_make) * (1 if self.bidders else -1)
-        pts = None
-        if chosen.points is not None and best.points is not None:
-            pts = (best.points - chosen.points) * (1 if self.bidders else -1)
-        return {"score": max(0.0, best.score - chosen.score), "p_make": p, "points": pts}
-
-    def to_json(self, action: Action | None = None) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "source": self.source,
-            "worlds": self.worlds,
-            "choices": [c.to_json() for c in self.choices],
-            "best": self.choices.index(self.best),
-        }
-        if action is not None:
-            chosen = self.value_of(action)
-            cost = self.cost(action)
-            out["chosen"] = self.choices.index(chosen)
-            out["p_make"] = None if chosen.p_make is None else round(chosen.p_make, 4)
-            out["cost_score"] = round(cost["score"] or 0.0, 4)
-            out["cost_p_make"] = None if cost["p_make"] is None else round(cost["p_make"], 4)
-            out["cost_points"] = None if cost["points"] is None else round(cost["points"], 2)
-        return out
 
 
 # ---------------------------------------------------------------------- the service
@@ -172,113 +77,9 @@ def value_choices(
     if obs.seat is None or not obs.legal:
         raise ValueError("only a seat with a decision to take can be advised")
     if obs.phase in ("auction", "trump"):
-        return _from_model(obs)
+        return model_values(obs)
     rng = random.Random(fingerprint(seed, obs))
     return _Sampler(obs, rng, max(1, worlds), solver or shared_solver(), effort).run()
-
-
-def table_position(obs: Observation, seat: int) -> int:
-    """Steps from the first leader of the deal to ``seat`` in the order of play
-    (the bidding model's notion of a seat's place)."""
-    s, steps = obs.rules.next_seat(obs.dealer), 0
-    while s != seat:
-        s = obs.rules.next_seat(s)
-        steps += 1
-    return steps
-
-
-def _stake(obs: Observation, bid: int, multiplier: int) -> int:
-    return contract_stake(obs.rules, bid, multiplier, False)
-
-
-# ---------------------------------------------------------------------- the model
-
-
-def _from_model(obs: Observation, model: BiddingModel | None = None) -> SeatView:
-    """The auction and the trump choice, as the expert bids them: by the model."""
-    assert obs.seat is not None
-    model = model or default_model()
-    hand = mask_of(obs.hand[:FIRST_BATCH]) if not obs.second_batch else mask_of(obs.hand)
-    place = table_position(obs, obs.seat)
-    bonus = LAST_TRICK_BONUS if obs.rules.last_trick_point else 0.0
-    choices = []
-    if obs.phase == "auction":
-        suit, expected = model.best_trump(hand, place)
-        # A pass leaves the contract to others: worth nothing, unless the partner holds
-        # the standing bid, which the expert outbids only when it is much surer.
-        standing = max((b for _, b in obs.auction), default=0)
-        partner = any(s == partner_of(obs.seat) and b == standing and b for s, b in obs.auction)
-        passing = 2 * PARTNER_HOLDS_MARGIN if partner else 0.0
-        for a in obs.legal:
-            if a.kind == BID and a.value is not None:
-                p = model.make_probability(hand, suit, place, a.value, obs.rules)
-                score = _stake(obs, a.value, 1) * (2 * p - 1)
-                choices.append(ChoiceValue(a, p, expected + bonus, score))
-            else:
-                choices.append(ChoiceValue(a, None, None, passing))
-        return SeatView(obs.seat, True, tuple(choices), "model", 0)
-    assert obs.bid is not None
-    bid = obs.bid
-    per_suit = [
-        (
-            model.make_probability(hand, s, place, bid, obs.rules),
-            model.expected(hand, s, place) + bonus,
-        )
-        for s in range(4)
-    ]
-    stake = _stake(obs, bid, 1)
-    for a in obs.legal:
-        if a.kind == TRUMP and a.value is not None:
-            p, pts = per_suit[a.value]
-        else:  # the seventh card: its suit is the suit of one of the 28 cards unseen
-            held = [(hand & SUIT_MASK[s]).bit_count() for s in range(4)]
-            odds = [(8 - held[s]) / UNSEEN_AT_TRUMP for s in range(4)]
-            p = sum(o * v[0] for o, v in zip(odds, per_suit, strict=True))
-            pts = sum(o * v[1] for o, v in zip(odds, per_suit, strict=True))
-        choices.append(ChoiceValue(a, p, pts, stake * (2 * p - 1)))
-    return SeatView(obs.seat, True, tuple(choices), "model", 0)
-
-
-def bidding_table(obs: Observation, model: BiddingModel | None = None) -> dict[str, Any]:
-    """For the seat's first four cards: per trump, the expected points and the chance
-    to make each bid from ``min_bid`` to ``max_bid`` (the bidding advisor's table)."""
-    if obs.seat is None:
-        raise ValueError("the bidding table is for a seat")
-    return seat_potential(
-        obs.rules, mask_of(obs.hand[:FIRST_BATCH]), table_position(obs, obs.seat), model
-    )
-
-
-def seat_potential(
-    rules: Any, hand: int, place: int, model: BiddingModel | None = None
-) -> dict[str, Any]:
-    """A first batch's prospects by the bidding model: per trump the expected points
-    and the make probability of every bid; the best trump and the highest bid the
-    model gives at least an even chance."""
-    model = model or default_model()
-    bonus = LAST_TRICK_BONUS if rules.last_trick_point else 0.0
-    per_suit: list[dict[int, float]] = [
-        {
-            b: round(model.make_probability(hand, s, place, b, rules), 4)
-            for b in range(rules.min_bid, rules.max_bid + 1)
-        }
-        for s in range(4)
-    ]
-    suits = [
-        {
-            "trump": SUITS[s],
-            "expected": round(model.expected(hand, s, place) + bonus, 2),
-            "p_make": {str(b): p for b, p in per_suit[s].items()},
-        }
-        for s in range(4)
-    ]
-    best_suit, _ = model.best_trump(hand, place)
-    even = [b for b, p in per_suit[best_suit].items() if p >= 0.5]
-    return {
-        "suits": suits,
-        "best_trump": SUITS[best_suit],
-        "highest_even_bid": max(even) if even else None,
-    }
 
 
 # ---------------------------------------------------------------------- sampled worlds
@@ -383,7 +184,7 @@ class _Sampler:
             if self.declarer is not None or action.kind == SINGLE:
                 stake = obs.rules.single_hand_stake
             else:
-                stake = _stake(obs, obs.bid, MULTIPLIER[_doubling_after(obs, action)])
+                stake = stake_of(obs, obs.bid, MULTIPLIER[_doubling_after(obs, action)])
             if action.kind == SINGLE:
                 # the declaring seat's team plays the single hand, whoever bid
                 score = stake * (made - failed)
@@ -523,14 +324,3 @@ def _single_now(obs: Observation, world: World) -> SinglePosition:
         tuple(card for _, card in obs.trick),
         len(obs.tricks),
     )
-
-
-__all__ = [
-    "DEFAULT_WORLDS",
-    "ChoiceValue",
-    "SeatView",
-    "bidding_table",
-    "seat_potential",
-    "table_position",
-    "value_choices",
-]
