@@ -261,14 +261,18 @@ def test_a_free_card_keeps_the_best_card_points_when_the_deal_is_played_out(
     seed=st.integers(0, 10**6),
     profile=st.sampled_from(["pagat", "arcade", "bangladesh", "modern", "bhoos"]),
 )
-def test_a_card_that_keeps_the_result_keeps_it_when_played_out(seed: int, profile: str) -> None:
-    """Replayed: after a card the analysis says keeps the best result, both sides
-    playing for the contract from there reach that result; after one that loses
-    it, they reach the worse one."""
+def test_a_free_card_keeps_the_best_when_played_out_in_any_deal(seed: int, profile: str) -> None:
+    """Replayed: after a card the analysis calls free, both sides playing for card
+    points reach the best card points; after a card that keeps the best result,
+    both sides playing for the contract reach that result."""
     deal = finished(profile, seed, "random")
     result = analyse_deal(deal, seat_view=False)
     rows = {a["index"]: a for a in result.to_json()["actions"]}
     solver = Solver()
+    team = deal.bidder & 1
+    for i, pos, move in points_positions(deal):
+        if rows[i]["dd_cost_points"] == 0:  # free: best play from here keeps the best
+            assert play_out(pos.play(move), solver, team).points[team] == rows[i]["dd_best_points"]
     replay = Deal(deal.rules, deal.dealer, deal.hands)
     asked = False
     for i, action in enumerate(deal.log):
@@ -586,6 +590,22 @@ def test_a_pass_in_the_auction_is_worth_more_when_the_partner_holds_the_bid() ->
         if choice.action.kind == "bid":
             assert choice.p_make is not None
             assert choice.score == pytest.approx(2 * choice.p_make - 1)
+
+
+def test_the_seventh_card_is_valued_between_the_suits_it_may_be() -> None:
+    rules = resolve("pagat", {"seventh_card": True})
+    deal = Deal(rules, 3, deal_hands(4, 3))
+    while deal.phase == "auction":
+        deal.apply(Action.bid(deal.to_act, 16) if not deal.auction else Action.pass_(deal.to_act))
+    view = value_choices(observe_deal(deal, deal.to_act))
+    suits = [c.p_make for c in view.choices if c.action.kind == "trump"]
+    seventh = next(c for c in view.choices if c.action.kind == "seventh")
+    assert view.source == "model" and len(suits) == 4 and seventh.p_make is not None
+    assert (
+        min(p for p in suits if p is not None)
+        <= seventh.p_make
+        <= max(p for p in suits if p is not None)
+    )
 
 
 def test_the_bidding_table_gives_each_trump_a_falling_chance_per_bid() -> None:
