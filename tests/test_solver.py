@@ -239,6 +239,20 @@ def test_all_moves_agree_with_separate_solves(solver: Solver) -> None:
         assert solver.exact(pos, goal) == best
 
 
+def test_a_guessed_value_changes_no_answer(solver: Solver) -> None:
+    """Any guess, right, wrong or out of range, cancellation included: the same values."""
+    rng = random.Random(8)
+    for i in range(300):
+        make = direct_position if i % 2 else played_position
+        pos, goal = make(rng, rng.choice([1, 2, 3]), rng.randrange(4))
+        plain = solver.moves_exact(pos, goal)
+        truth = solver.exact(pos, goal)
+        right = truth.margin if truth.margin is not None else 0
+        for guess in (right, right - 1, right + 3, rng.randint(-30, 30)):
+            assert solver.exact(pos, goal, guess) == truth, (pos, goal, guess)
+            assert solver.moves_exact(pos, goal, guess) == plain, (pos, goal, guess)
+
+
 def test_module_functions_use_a_shared_solver() -> None:
     pos, goal = played_position(random.Random(7), 3, 1)
     assert exact(pos, goal) == brute_value(pos, goal)

@@ -60,6 +60,14 @@ def test_every_key_family_is_complete() -> None:
     family += [f"rules.double_{v}" for v in CHOICES["double_by"]]
     family += [f"suit.{s}" for s in ("spades", "hearts", "diamonds", "clubs")]
     family += [f"suit_title.{s}" for s in ("spades", "hearts", "diamonds", "clubs")]
+    # the replay's analysis (analysis.js): choices, results, costs, stages, views
+    kinds = ("pass", "pair", "double", "redouble", "set", "single", "seventh", "reveal")
+    family += [f"analysis.choice_{k}" for k in kinds]
+    family += [f"analysis.res_{r}" for r in ("made", "failed", "cancelled")]
+    costs = ("free", "minor", "major", "turning", "forced", "none")
+    family += [f"analysis.cost_{c}" for c in costs]
+    family += [f"analysis.stage_{p}" for p in (*stages, "trump", "play")]
+    family += [f"analysis.mode_{m}" for m in ("all", "seat")]
     missing = sorted(k for k in family if not known(k))
     assert not missing, f"keys missing from en.json: {missing}"
 

@@ -23,6 +23,11 @@ from ..game.rules import (
 )
 
 EXAMPLES = {
+    "analyse": """examples:
+  twentynine analyse game.json          every action of every finished deal, valued
+  twentynine analyse game.json --deal 2 --json
+  twentynine analyse game.json --all-hands-only     only the values with every hand known
+  cat game.json | twentynine analyse -""",
     "replay": """examples:
   twentynine replay game.json           a trick-by-trick account of the game
   twentynine replay game.json --json    the verdict object (exit 0 ok, 1 illegal, 2 malformed)
@@ -37,7 +42,8 @@ EXAMPLES = {
   twentynine bench engine --deals 500 --runs 3
   twentynine bench browser              Pyodide in headless chromium: download, starts, bots
   twentynine bench load                 online rooms over loopback: p50/p99 of an action
-  twentynine bench rl                   environment steps/s: engine, PettingZoo, OpenSpiel""",
+  twentynine bench rl                   environment steps/s: engine, PettingZoo, OpenSpiel
+  twentynine bench analysis             whole-deal analysis: median and p95 over 20 deals""",
     "arena": """examples:
   twentynine arena casual novice --deals 500
   twentynine arena expert strong --deals 2000 --profile pagat --jobs 2 --out runs/x --plot x.png
@@ -80,6 +86,26 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("file", help="record file, or - for standard input")
     r.add_argument("--json", action="store_true", help="print the verdict object as JSON")
 
+    an = add(
+        "analyse",
+        "Value every card and decision of a finished deal: with every hand known, and"
+        " from each seat's view.",
+    )
+    an.add_argument("file", help="record file (29-record/1), or - for standard input")
+    an.add_argument("--deal", type=int, metavar="N", help="only deal N (the first deal is 1)")
+    an.add_argument("--json", action="store_true", help="print the analysis as JSON")
+    an.add_argument(
+        "--worlds",
+        type=int,
+        default=None,
+        metavar="W",
+        help="deals sampled per decision for the seat's view (default 16)",
+    )
+    an.add_argument("--seed", type=int, default=0, help="seed of the sampled deals (default 0)")
+    an.add_argument(
+        "--all-hands-only", action="store_true", help="leave out the seat's-view values (fast)"
+    )
+
     ru = add("rules", "Show the resolved options of a profile, with any overrides.")
     ru.add_argument(
         "profile", nargs="?", default="pagat", help="pagat, arcade, bangladesh, modern, bhoos"
@@ -98,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
     b = add("bench", "Print performance figures (not a test).")
     b.add_argument(
         "what",
-        choices=["engine", "solver", "bots", "browser", "load", "rl"],
+        choices=["engine", "solver", "bots", "browser", "load", "rl", "analysis"],
         help="what to measure",
     )
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
@@ -246,6 +272,38 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return verdict.exit_status
 
 
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from ..services.analysis import DEFAULT_WORLDS, AnalysisError, analyse_record
+    from ..services.analysis.table import record_text
+
+    def fail(message: str, status: int) -> int:
+        print(f"twentynine analyse: {message}", file=sys.stderr)
+        return status
+
+    worlds = DEFAULT_WORLDS if args.worlds is None else args.worlds
+    if worlds < 1:
+        return fail("--worlds must be at least 1", 2)
+    try:
+        if args.file == "-":
+            text = sys.stdin.buffer.read()
+        else:
+            with open(args.file, "rb") as f:
+                text = f.read()
+    except OSError as e:
+        return fail(f"cannot read {args.file}: {e.strerror or e}", 2)
+    try:
+        result = analyse_record(
+            text, args.deal, seat_view=not args.all_hands_only, worlds=worlds, seed=args.seed
+        )
+    except AnalysisError as e:
+        return fail(str(e), e.exit_status)
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False))
+    else:
+        sys.stdout.write(record_text(result))
+    return 0
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
@@ -300,6 +358,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from ..benchmarks import rl
 
         return rl.main(args.rest)
+    if args.what == "analysis":
+        from ..benchmarks import analysis
+
+        return analysis.main(args.rest)
     try:
         from ..benchmarks import solver  # type: ignore[attr-defined, unused-ignore]
     except ImportError:
@@ -407,6 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     handlers = {
         "replay": cmd_replay,
+        "analyse": cmd_analyse,
         "rules": cmd_rules,
         "bench": cmd_bench,
         "serve": cmd_serve,

@@ -4,8 +4,9 @@ A worker receives only what the rules let the bot know: the character, the
 bot's seed and its ``Observation``. The solver behind the strong and expert
 bots keeps per-process state and is not thread-safe, so the pool is made of
 processes (``spawn``ed: the server's event loop and threads are never
-forked). ``workers=0`` runs bots on one background thread instead, which is
-enough for tests that use the quick bots. ``workers=INLINE`` (-1) decides on
+forked). The analysis of a finished deal runs there too (``analyse``).
+``workers=0`` runs bots on one background thread instead, which is enough for
+tests that use the quick bots. ``workers=INLINE`` (-1) decides on
 the event loop itself: for the browser (Pyodide), which has neither
 processes nor threads; the loop is the worker's own, so the page never waits.
 """
@@ -44,6 +45,16 @@ def signal_for(character: str, obs: Observation, action: Action) -> str | None:
     if BY_ID[character].level in ("random", "novice"):
         return None
     return choose_signal(obs, action)
+
+
+def analyse(record: dict[str, Any], index: int) -> dict[str, Any]:
+    """Run in a worker: the analysis of a finished deal, given as a one-deal record
+    (the deal is over, so nothing in it is hidden any more), as JSON."""
+    from ..services.analysis import analyse_record
+
+    result = analyse_record(record, 1).deals[0].to_json()
+    result["deal"] = index + 1
+    return result
 
 
 def _warm() -> int:
@@ -127,6 +138,20 @@ class BotPool:
         """The bot's action and the signal it attaches (None at a table without signals)."""
         action = await self.act(character, seed, obs)
         return action, signal_for(character, obs, action)
+
+    async def analyse(self, record: dict[str, Any], index: int) -> dict[str, Any]:
+        """The analysis of a finished deal (``analyse``), worked out in a worker: it takes
+        seconds of solving, which must not stall the tables. Errors propagate."""
+        if self.inline:  # the browser's own server: no worker to hand it to
+            await asyncio.sleep(0)
+            return analyse(record, index)
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.executor, analyse, record, index)
+        except concurrent.futures.BrokenExecutor:
+            log.exception("the bot pool broke during an analysis; starting a new one")
+            self._executor = None
+            raise
 
     def close(self) -> None:
         """Stop the workers now: a bot still thinking is not waited for."""

@@ -12,6 +12,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import protocol as P
+from .analysis import routes as analysis_routes
 from .history import routes as history_routes
 from .lobby import Lobby
 from .meta import meta
@@ -98,5 +99,6 @@ def routes() -> list[BaseRoute]:
         Route("/api/meta", api_meta),
         Route("/api/games/{game}/record", api_record),
         *history_routes(),
+        *analysis_routes(),
         Route("/healthz", health),
     ]

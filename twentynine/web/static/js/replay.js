@@ -3,8 +3,11 @@
 // the engine replayed the game (who won each trick, the points, the reveal,
 // the target, the result): nothing of the rules is worked out here. This
 // module only counts which cards have left each hand and draws the table.
-// Keys: ←/→ one step, Home/End the start and the end of the deal.
+// Keys: ←/→ one step, Home/End the start and the end of the deal. Under the
+// table, the analysis of the deal (analysis.js), asked of the server once per
+// deal shown; each card on the table is coloured by what it cost.
 
+import { ALL, analysisPanel, costOf, fetchAnalysis } from "./analysis.js";
 import { cardFace, cardName, suitIcon, suitName, suitTitle } from "./cards.js";
 import { h, replace, s } from "./dom.js";
 import { has, num, t } from "./i18n.js";
@@ -90,7 +93,8 @@ export function buildReplay(root, { id, token, mine, exportUrl, onBack }) {
   );
   replace(root, page);
 
-  const view = { data: null, deal: 0, step: 0 };
+  // analyses: per deal index, {state, data, error}; mode: which view judges the cards
+  const view = { data: null, deal: 0, step: 0, analyses: new Map(), mode: ALL };
   const name = (seat) => sitterName(view.data.seats, seat, mine);
   // The message `key` about a seat, in its "_you" form when that seat was this browser's player.
   const about = (key, seat, params = {}) => {
@@ -140,6 +144,47 @@ export function buildReplay(root, { id, token, mine, exportUrl, onBack }) {
     const gone = new Set();
     for (let k = 0; k < i; k++) if (steps[k].action.play) gone.add(steps[k].action.play);
     return { deal, steps, i, step, gone };
+  }
+
+  // ---------------------------------------------------------------- the analysis
+
+  async function loadAnalysis(index) {
+    const known = view.analyses.get(index);
+    if (known && (known.state === "ready" || known.state === "loading")) return;
+    view.analyses.set(index, { state: "loading" });
+    const got = await fetchAnalysis(id, token, index);
+    if (!page.isConnected) return;
+    if (got.data) view.analyses.set(index, { state: "ready", data: got.data });
+    else view.analyses.set(index, { state: got.offline ? "offline" : "error", error: got.error });
+    if (view.data && view.data.deals[view.deal]?.index === index) draw();
+  }
+
+  function analysisRow(c, k) {
+    const got = view.analyses.get(c.deal.index);
+    return got?.state === "ready" ? got.data.actions[k] : null;
+  }
+
+  function analysisSection(c) {
+    return analysisPanel({
+      got: view.analyses.get(c.deal.index),
+      mode: view.mode,
+      step: c.i,
+      name,
+      onMode: (m) => {
+        view.mode = m;
+        draw();
+        body.querySelector(`[data-testid=analysis-mode-${m}]`)?.focus({ preventScroll: true });
+      },
+      onGo: (n) => {
+        view.step = n;
+        draw();
+      },
+      onRetry: () => {
+        view.analyses.delete(c.deal.index);
+        loadAnalysis(c.deal.index);
+        draw();
+      },
+    });
   }
 
   function go(move) {
@@ -291,19 +336,25 @@ export function buildReplay(root, { id, token, mine, exportUrl, onBack }) {
     else if (phase === "auction") caption = t("trick.auction");
     else if (phase === "over") caption = t("replay.deal_over");
     else caption = t(`trick.phase_${phase}`);
-    const cards = table.map((p) =>
-      h(
+    // the step of each card on the table (the latest play of that card in the deal)
+    const stepOf = (card) => {
+      for (let k = i - 1; k >= 0; k--) if (steps[k].action.play === card) return k;
+      return -1;
+    };
+    const cards = table.map((p) => {
+      const cost = costOf(analysisRow(c, stepOf(p.card)), view.mode);
+      return h(
         "div",
         {
-          class: ["replay-played", `at-${POS[p.seat]}`, p.seat === winner && "winner"],
+          class: ["replay-played", `at-${POS[p.seat]}`, p.seat === winner && "winner", cost && `cost-${cost}`],
           role: "img",
           "aria-label": t("trick.card_aria", { who: name(p.seat), card: cardName(p.card) }) + (p.seat === winner ? `, ${t("trick.wins")}` : ""),
-          dataset: { testid: `replay-played-${p.seat}`, card: p.card, seat: p.seat },
+          dataset: { testid: `replay-played-${p.seat}`, card: p.card, seat: p.seat, cost: cost || "none" },
         },
         cardFace(p.card),
         p.seat === winner ? h("span", { class: "win-flag" }, t("trick.wins")) : null,
-      ),
-    );
+      );
+    });
     return h("div", { class: "replay-trick", dataset: { testid: "replay-trick" } }, h("p", { class: "replay-caption", dataset: { testid: "replay-caption" } }, caption), h("div", { class: "replay-trick-cards" }, cards));
   }
 
@@ -399,6 +450,7 @@ export function buildReplay(root, { id, token, mine, exportUrl, onBack }) {
     }
     const focused = document.activeElement?.dataset?.testid;
     const c = current();
+    if (!view.analyses.has(c.deal.index)) loadAnalysis(c.deal.index);
     const words = c.step ? c.step.events.map(describe).filter(Boolean).join(" ") : t("ev.deal_start", { n: c.deal.index + 1, who: name(c.deal.dealer) });
     replace(
       body,
@@ -412,6 +464,7 @@ export function buildReplay(root, { id, token, mine, exportUrl, onBack }) {
       ),
       h("p", { class: "replay-say", "aria-live": "polite", dataset: { testid: "replay-say" } }, words),
       controls(c),
+      analysisSection(c),
       resultPanel(c),
       auctionList(c),
       notes,
