@@ -95,3 +95,26 @@ def test_a_after_the_deal_shows_its_turning_points_and_your_cards_cost() -> None
             assert "trick 1:" in screen
 
     run(go)
+
+
+def plain_run(stdin: str, options: dict[str, Any]) -> str:
+    import io
+
+    from twentynine.tui.plain import PlainGame
+
+    out = io.StringIO()
+    table = Table(resolve("pagat", options), 5, seat_plan(1, bots=["pip"]))
+    PlainGame(table, inp=io.StringIO(stdin), out=out, glyphs=Glyphs(False)).run()
+    return out.getvalue()
+
+
+def test_plain_hint_chances_and_analyse_commands() -> None:
+    text = plain_run("hint\nchances\n" + "p\ns\n1\n" * 40 + "analyse\nq\n", SINGLE)
+    assert "Hint: " in text and "your four cards" in text
+    assert "Chance to make each bid with your four cards:" in text
+    assert "Turning points:" in text and "Your cards" in text
+
+
+def test_plain_hint_is_refused_in_a_match_that_counts() -> None:
+    text = plain_run("hint\nq\n", {"match_target": 6})
+    assert "no hints in a match that counts" in text and "Hint: " not in text
