@@ -21,6 +21,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from loops import run_async
+
 from twentynine.bots.characters import BY_ID
 from twentynine.game.engine import OVER
 from twentynine.server import botpool
@@ -196,5 +198,5 @@ def test_two_requests_at_once_share_one_analysis() -> None:
         assert analyses.cached("g", 0) is None and analyses.cached("g", 1) is not None
         return a, b, runs
 
-    a, b, runs = asyncio.run(both())
+    a, b, runs = run_async(both())
     assert a == b and runs == 1

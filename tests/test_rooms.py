@@ -23,6 +23,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient, WebSocketTestSession
 
+from loops import run_async
+
 from twentynine.server.room import CODE_ALPHABET, CODE_LENGTH, Room, normal_code
 from twentynine.server.session import GameSession, ServerConfig
 from twentynine.server.store import SQLiteStore
@@ -606,7 +608,6 @@ def test_a_full_server_refuses_new_games_but_never_drops_one_being_played() -> N
 
 
 def test_a_client_gone_before_its_answer_does_not_upset_the_lobby() -> None:
-    import asyncio
 
     from twentynine.server import protocol as P
     from twentynine.server.lobby import Lobby
@@ -620,6 +621,6 @@ def test_a_client_gone_before_its_answer_does_not_upset_the_lobby() -> None:
         for text in ('{"type": "ping"}', '{"type": "room_join", "id": "r1", "code": "ZZZZZZZZ"}'):
             # an unknown code is an answer of its own, sent by the socket's handler
             with contextlib.suppress(P.ProtocolError):
-                asyncio.run(lobby.dispatch(Gone(), None, P.parse_message(text)))
+                run_async(lobby.dispatch(Gone(), None, P.parse_message(text)))
     finally:
         lobby.close()

@@ -12,6 +12,7 @@ import random
 from collections.abc import Awaitable, Callable
 
 import pytest
+from loops import run_async
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -25,7 +26,7 @@ SIZE = (80, 24)
 
 
 def run(test: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(test())
+    run_async(test())  # type: ignore[arg-type]
 
 
 async def settle(app: PlayApp, pilot: Pilot[int]) -> None:

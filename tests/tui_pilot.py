@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Awaitable, Callable
 
+from loops import run_async
 from textual.pilot import Pilot
 
 from twentynine.tui.app import PlayApp
@@ -13,7 +13,7 @@ from twentynine.tui.session import Table
 
 
 def run(test: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(test())
+    run_async(test())  # type: ignore[arg-type]
 
 
 def screen_rows(app: PlayApp) -> list[str]:

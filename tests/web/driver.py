@@ -212,6 +212,7 @@ def start_game(
     options: dict[str, Any] | None = None,
     auto_pair: bool = False,
     undo: bool | None = None,
+    hint: bool | None = None,
 ) -> None:
     """Fill the new-game form as a player would and start."""
     open_table(page)
@@ -241,6 +242,8 @@ def start_game(
         auto.set_checked(auto_pair)
     if undo is not None and page.locator("[data-testid=setup-undo]").is_enabled():
         page.locator("[data-testid=setup-undo]").set_checked(undo)
+    if hint is not None and page.locator("[data-testid=setup-hint]").is_enabled():
+        page.locator("[data-testid=setup-hint]").set_checked(hint)
     page.click("[data-testid=start-game]")
     page.wait_for_function("() => window.twentynine && window.twentynine.game.setup")
 

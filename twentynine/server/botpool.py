@@ -57,6 +57,20 @@ def analyse(record: dict[str, Any], index: int) -> dict[str, Any]:
     return result
 
 
+def hint(obs: Observation) -> dict[str, Any]:
+    """Run in a worker: the expert's hint for the seat's decision, from its observation."""
+    from ..services.analysis import hint_for
+
+    return hint_for(obs).to_json()
+
+
+def advise(obs: Observation) -> dict[str, Any]:
+    """Run in a worker: the bidding advisor's table for the seat's first four cards."""
+    from ..services.analysis import advice_for
+
+    return advice_for(obs)
+
+
 def _warm() -> int:
     """Import the bots (and their solver) once in a fresh worker."""
     from .. import bots  # noqa: F401
@@ -152,6 +166,29 @@ class BotPool:
             log.exception("the bot pool broke during an analysis; starting a new one")
             self._executor = None
             raise
+
+    async def _run(self, fn: Any, *args: Any) -> dict[str, Any]:
+        """``fn(*args)`` in a worker (on the loop when inline); errors propagate."""
+        if self.inline:
+            await asyncio.sleep(0)
+            result: dict[str, Any] = fn(*args)
+            return result
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.executor, fn, *args)
+        except concurrent.futures.BrokenExecutor:
+            log.exception("the bot pool broke during %s; starting a new one", fn.__name__)
+            self._executor = None
+            raise
+
+    async def hint(self, obs: Observation) -> dict[str, Any]:
+        """The hint for ``obs``'s seat (``hint``), worked out in a worker: it solves
+        sampled deals, which must not stall the tables."""
+        return await self._run(hint, obs)
+
+    async def advise(self, obs: Observation) -> dict[str, Any]:
+        """The bidding advisor's table for ``obs``'s seat, in a worker."""
+        return await self._run(advise, obs)
 
     def close(self) -> None:
         """Stop the workers now: a bot still thinking is not waited for."""

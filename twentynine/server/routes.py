@@ -13,6 +13,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import protocol as P
 from .analysis import routes as analysis_routes
+from .hint import routes as hint_routes
 from .history import routes as history_routes
 from .lobby import Lobby
 from .meta import meta
@@ -100,5 +101,6 @@ def routes() -> list[BaseRoute]:
         Route("/api/games/{game}/record", api_record),
         *history_routes(),
         *analysis_routes(),
+        *hint_routes(),
         Route("/healthz", health),
     ]

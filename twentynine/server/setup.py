@@ -75,6 +75,7 @@ class GameSetup:
     auto_pair: bool = False
     options: Mapping[str, Any] = field(default_factory=dict)
     signals: bool = True  # players may attach a table signal (slam, drop) to a card
+    hint: bool = False  # the expert's hint and bidding advisor on request
 
     @property
     def human_seats(self) -> tuple[int, ...]:
@@ -90,6 +91,12 @@ class GameSetup:
         (which must never be asked a question it already answered)."""
         return self.undo and len(self.human_seats) == 1 and all(s.url is None for s in self.seats)
 
+    @property
+    def hint_allowed(self) -> bool:
+        """The hint follows undo's rule: practice against our bots only (one person at the
+        table, no contest bot), and only when asked for: it is off unless set."""
+        return self.hint and len(self.human_seats) == 1 and all(s.url is None for s in self.seats)
+
     def public(self) -> dict[str, Any]:
         """The setup as clients may see it. The seed stays on the server: it names every deal."""
         return {
@@ -98,6 +105,7 @@ class GameSetup:
             "options": self.rules.options(),
             "seats": [s.public() for s in self.seats],
             "undo": self.undo_allowed,
+            "hint": self.hint_allowed,
             "match": self.is_match,
             "signals": self.signals,
         }
@@ -121,6 +129,7 @@ class GameSetup:
             "undo": self.undo,
             "auto_pair": self.auto_pair,
             "signals": self.signals,
+            "hint": self.hint,
         }
 
 
@@ -195,6 +204,7 @@ def parse_setup(raw: Any, allow_bot_south: bool = False) -> GameSetup:
         "undo",
         "auto_pair",
         "signals",
+        "hint",
     }
     if unknown:
         raise SetupError(f"unknown setup key {sorted(unknown)[0]!r}")
@@ -260,4 +270,5 @@ def parse_setup(raw: Any, allow_bot_south: bool = False) -> GameSetup:
         auto_pair=_bool(raw, "auto_pair", False),
         options=options,
         signals=_bool(raw, "signals", True),
+        hint=_bool(raw, "hint", False),
     )

@@ -34,6 +34,7 @@ from ..game.actions import BID, PASS, REVEAL, SEVENTH, TRUMP, Action
 from ..game.engine import IllegalAction
 from ..game.observation import Observation
 from ..game.rules import OPTION_HELP, PROFILE_SUMMARIES, format_value
+from .advice import advice_text, deal_report, hint_refusal, hint_text
 from .board import Board
 from .keys import FLAG_KEYS, TRUMP_KEYS, help_keys
 from .layout import Layout, layout_for, too_small_text
@@ -124,6 +125,18 @@ class LogScreen(ModalScreen[None]):
 
     async def action_dismiss(self, result: Any = None) -> None:
         self.dismiss(None)
+
+
+class ReportScreen(LogScreen):
+    """A text over the table (the analysis of a deal, the bid chances)."""
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__([Text(line) for line in text.splitlines()])
+        self.title_text = title
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#log-box").border_title = self.title_text
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -437,6 +450,39 @@ class PlayApp(TableView, App[int]):
                 return
             self.after_change()
 
+    @work(exclusive=True, group="advice")
+    async def show_hint(self, obs: Observation, char: str) -> None:
+        """I: the expert's choice and why (in the prompt); T: the bid chances (over
+        the table). Worked out on a thread: the sampled deals take a moment."""
+        refusal = hint_refusal(self.table)
+        if refusal is not None:
+            self.warn(refusal)
+            return
+        self.notice = Text("thinking…", "dim")
+        self.refresh_all()
+        if char == "t":
+            text = await asyncio.to_thread(advice_text, obs)
+            self.notice = None
+            self.refresh_all()
+            self.push_screen(ReportScreen("Bid chances", text))
+            return
+        text = await asyncio.to_thread(hint_text, obs)
+        if self.table.observation(obs.seat) == obs:  # the table has not moved on
+            self.notice = Text(text, "bold")
+            self.refresh_all()
+
+    @work(exclusive=True, group="advice")
+    async def show_analysis(self) -> None:
+        """A: the finished deal's turning points and what each of your cards cost."""
+        seat = self.holder if self.holder is not None else self.table.viewer or 0
+        deal = self.table.match.deal
+        self.notice = Text("analysing the deal…", "dim")
+        self.refresh_all()
+        text = await asyncio.to_thread(deal_report, deal, seat)
+        self.notice = None
+        self.refresh_all()
+        self.push_screen(ReportScreen("Analysis", text))
+
     def next_deal(self) -> None:
         t = self.table
         if not t.deal_over or t.match_over:
@@ -471,6 +517,9 @@ class PlayApp(TableView, App[int]):
             self.push_screen(LogScreen(list(self.query_one("#log", GameLog).entries)))
             return
         t = self.table
+        if char == "a" and t.deal_over:
+            self.show_analysis()
+            return
         if t.deal_over:
             # a second Enter pressed with the deal's last card must not skip its result
             just_ended = time.monotonic() - self.ended_at < ENTER_GUARD
@@ -487,6 +536,9 @@ class PlayApp(TableView, App[int]):
         if seat is None:
             return
         obs = t.observation(seat)
+        if char == "i" or (char == "t" and obs.phase == "auction"):
+            self.show_hint(obs, char)
+            return
         if obs.phase == "auction":
             self.key_auction(obs, key, char)
         elif obs.phase == "trump":

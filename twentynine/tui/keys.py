@@ -60,6 +60,9 @@ def help_keys(rules: Rules) -> str:
     rows += [
         "  [b]N[/b] / Enter  next deal when a deal is over",
         "  [b]L[/b]          the whole log of the game",
+        "  [b]I[/b]          a hint: the expert's choice and why (single deals against bots)",
+        "  [b]T[/b]          the chance of each bid with your four cards (auction)",
+        "  [b]A[/b]          after a deal: its turning points and what your cards cost",
         "  [b]?[/b]          this help            [b]Q[/b]  quit (asks first during a match)",
     ]
     return "\n".join(rows)

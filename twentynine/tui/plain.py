@@ -17,6 +17,7 @@ from typing import TextIO
 from ..game.engine import IllegalAction
 from ..game.observation import Observation
 from ..game.rules import Rules, format_value
+from .advice import advice_text, deal_report, hint_refusal, hint_text
 from .keys import flags_of
 from .session import SEAT_NAMES, TEAM_NAMES, TEAM_SHORT, Table
 from .text import (
@@ -58,10 +59,18 @@ def plain_help(rules: Rules) -> str:
         )
     rows += [
         "  state               show the whole state again        ?, help   this help",
+        "  hint                the expert's choice and why; chances: each bid's chance"
+        " (practice against bots, not a match)",
         "  q, quit             leave the game (so does the end of the input)",
-        "Between deals: Enter (or next) deals again.",
+        "Between deals: Enter (or next) deals again; analyse shows the deal's turning points"
+        " and what your cards cost.",
     ]
     return "\n".join(rows)
+
+
+HINT_WORDS = {"hint"}
+CHANCE_WORDS = {"chances"}
+ANALYSE_WORDS = {"analyse", "analyze"}
 
 
 class PlainGame:
@@ -205,6 +214,9 @@ class PlainGame:
                     if line is None or line.strip().lower() in QUIT_WORDS:
                         self.say("Bye.")
                         return 0
+                    if line.strip().lower() in ANALYSE_WORDS:
+                        self.say(deal_report(t.match.deal, self.viewer or 0))
+                        continue
                     if line.strip().lower() not in NEXT_WORDS:
                         self.say("  ! press Enter for the next deal, or q to quit")
                         continue
@@ -250,6 +262,15 @@ class PlainGame:
                 continue
             if word in STATE_WORDS:
                 self.show_full(obs)
+                continue
+            if word in HINT_WORDS or word in CHANCE_WORDS:
+                refusal = hint_refusal(self.table)
+                if refusal is not None:
+                    self.say(f"  ! {refusal}")
+                elif word in HINT_WORDS:
+                    self.say("  " + hint_text(obs))
+                else:
+                    self.say(advice_text(obs))
                 continue
             try:
                 action = read_action(line, obs)

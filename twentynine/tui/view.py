@@ -14,6 +14,7 @@ from rich.text import Text
 from ..game.actions import PASS, REVEAL, SEVENTH
 from ..game.cards import POINTS, SUIT_NAMES
 from ..game.observation import Observation
+from .advice import hint_refusal
 from .board import Board, drawn_card
 from .keys import FLAG_KEYS, FLAG_LABELS, TRUMP_KEYS
 from .layout import Layout, fit, lines
@@ -479,9 +480,10 @@ class TableView:
         if self.watching:
             return [("", (f"watching four bots, {self.delay:g} s a move", "watching"))]
         if t.deal_over:
+            analyse = ("A", ("analysis of the deal", "analyse"))
             if t.match_over or self.last_deal_played:
-                return []
-            return [("N/Enter", ("next deal", "deal"))]
+                return [analyse]
+            return [("N/Enter", ("next deal", "deal")), analyse]
         if self.handover is not None:
             return [("Enter", ("take the keyboard", "ready"))]
         if self.turn_seat is None:
@@ -516,4 +518,8 @@ class TableView:
         elif obs.phase in PHASE_QUESTIONS:
             flag = next(k for k in kinds if k != PASS)
             items += [(f"Y/{FLAG_KEYS[flag].upper()}", FLAG_LABELS[flag]), ("P/N", "no")]
+        if hint_refusal(t) is None and len(obs.legal) > 1:
+            items.append(("I", ("hint", "hint")))
+            if obs.phase == "auction":
+                items.append(("T", ("bid chances", "chances")))
         return items

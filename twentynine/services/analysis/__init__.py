@@ -8,6 +8,8 @@
   observation alone (for a hint at the table).
 - ``bidding_table(obs)``: for a seat's first four cards, the chance to make each
   bid with each trump (for a bidding advisor).
+- ``hint_for(obs)`` / ``advice_for(obs)``: the hint at the table and the bidding
+  advisor, from the same two.
 """
 
 from .allhands import AllHands, DDChoice, DDDecision
@@ -24,6 +26,7 @@ from .deal import (
     analyse_deal,
     analyse_record,
 )
+from .hint import Hint, HintError, advice_for, hint_for, hint_line
 from .seatview import DEFAULT_WORLDS, value_choices
 
 __all__ = [
@@ -38,10 +41,15 @@ __all__ = [
     "DDChoice",
     "DDDecision",
     "DealAnalysis",
+    "Hint",
+    "HintError",
     "RecordAnalysis",
     "SeatView",
+    "advice_for",
     "analyse_deal",
     "analyse_record",
     "bidding_table",
+    "hint_for",
+    "hint_line",
     "value_choices",
 ]

@@ -54,7 +54,7 @@ export function costOf(row, mode) {
   return cost < TURNING ? "major" : "turning";
 }
 
-function label(choice) {
+export function label(choice) {
   if (choice.play) return (choice.reveal ? t("analysis.ask_then") : "") + cardShort(choice.play);
   if (choice.bid !== undefined) return t("analysis.bid", { bid: choice.bid });
   if (choice.trump) return t("analysis.trump", { suit: SYMBOL[choice.trump] });

@@ -2,7 +2,7 @@
 //   1-8 select a card, arrows move the selection (or change the bid),
 //   Enter/Space play the selected card, B bid, P pass, S/H/D/C trumps,
 //   V seventh card, A single hand, D double, R redouble or ask for trumps,
-//   S set, K pair, N next trick, U undo, ? how to play. Tab reaches every button.
+//   S set, K pair, N next trick, U undo, ? how to play (I hint and T bid chances: hint.js). Tab reaches every button.
 
 import { groupLegal, myTurn } from "./model.js";
 

@@ -4,6 +4,7 @@
 import { cardName, installSprites } from "./cards.js";
 import { renderControls } from "./controls.js";
 import { $, h, replace } from "./dom.js";
+import { installHintKeys, renderHint } from "./hint.js";
 import { buildHistory, isHistoryRoute, rememberGame } from "./history.js";
 import { loadCatalog, t, translatePage } from "./i18n.js";
 import { installKeys } from "./keys.js";
@@ -624,6 +625,7 @@ function render() {
   if (line) $("#status").after(line);
   ui.shownCards = renderHand($("#hand"), vobs, ui);
   renderControls($("#controls"), $("#prompt"), vobs, ui, actions);
+  renderHint($("#controls"), { id: game.id, token: net.game?.token || (game.spectator ? null : net.room?.token), setup: game.setup, obs: vobs, v: game.v, rerender: render });
   renderResult($("#result"), obs, viewer, actions);
   renderHandover();
   // keep the focus where it was, or put it where the next decision is
@@ -769,6 +771,7 @@ async function boot() {
     },
     openHowTo,
   });
+  installHintKeys();
   registerWorker();
   setInterval(() => {
     tickCountdowns();

@@ -108,6 +108,7 @@ export function openHowTo() {
     ["R", "howto.key_reveal"],
     ["N", "howto.key_next"],
     ["U", "howto.key_undo"],
+    ["I / T", "howto.key_hint"],
     [t("key.escape"), "howto.key_escape"],
     [t("key.tab"), "howto.key_tab"],
     ["?", "howto.key_help"],

@@ -37,6 +37,7 @@ function defaults(meta) {
     names: ["", "", "", ""],
     pace: "normal",
     undo: null, // null: the default for the length
+    hint: false, // the expert's hint and bid chances on request (practice only)
     autoPair: false,
     seed: "",
     where: "here", // "here": people at this device; "room": an online room
@@ -317,6 +318,13 @@ export function buildSetup(root, meta, { onStart, onCreateRoom, onJoinRoom, onRu
       h(
         "label",
         { class: "check" },
+        h("input", { type: "checkbox", checked: st.hint && !multi, disabled: multi, dataset: { testid: "setup-hint" }, onchange: (e) => { st.hint = e.target.checked; } }),
+        t("setup.hint"),
+        h("span", { class: "help muted" }, multi ? t("setup.undo_hotseat") : t("setup.hint_help")),
+      ),
+      h(
+        "label",
+        { class: "check" },
         h("input", { type: "checkbox", checked: st.autoPair || multi, disabled: multi, dataset: { testid: "setup-autopair" }, onchange: (e) => { st.autoPair = e.target.checked; } }),
         t("setup.auto_pair"),
         h("span", { class: "help muted" }, multi ? t("setup.auto_pair_hotseat") : t("setup.auto_pair_help")),
@@ -352,6 +360,7 @@ export function buildSetup(root, meta, { onStart, onCreateRoom, onJoinRoom, onRu
       undo: multi ? false : st.undo === null ? st.length === "single" : st.undo,
       auto_pair: st.autoPair || multi,
       signals: st.signals,
+      hint: !multi && st.hint,
     };
     if (st.length === "match") setup.target = st.target;
     if (st.seed !== "") {
