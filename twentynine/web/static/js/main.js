@@ -29,6 +29,7 @@ const ui = {
   busy: false,
   connection: "connecting",
   shownCards: [],
+  peek: false, // the result is set aside to look at the last trick
 };
 let meta = null;
 let net = null;
@@ -346,6 +347,7 @@ function onMessage(msg) {
     const fresh = msg.type === "state";
     if (fresh) {
       if (game.id !== msg.game) {
+        ui.focusTable = true; // a new table: the focus goes to it (not left on <body>)
         game.views = {};
         ui.viewer = null;
         ui.handover = null;
@@ -505,6 +507,12 @@ const actions = {
   newGame() {
     showSetup();
   },
+  // Look at the table behind the result (the last trick), then come back to it.
+  peek(on) {
+    ui.peek = on;
+    render();
+    $(on ? "[data-testid=result-back]" : "[data-testid=next-deal], [data-testid=result-new-game]")?.focus({ preventScroll: true });
+  },
   recordUrl() {
     if (engineWhere === "browser") return offline.recordHref();
     const token = net.game?.token || (game.spectator ? null : net.room?.token);
@@ -624,7 +632,8 @@ function render() {
   if (line) $("#status").after(line);
   ui.shownCards = renderHand($("#hand"), vobs, ui);
   renderControls($("#controls"), $("#prompt"), vobs, ui, actions);
-  renderResult($("#result"), obs, viewer, actions);
+  if (game.hold !== "deal") ui.peek = false;
+  renderResult($("#result"), obs, viewer, actions, ui.peek);
   renderHandover();
   // keep the focus where it was, or put it where the next decision is
   const active = document.activeElement;
@@ -633,12 +642,24 @@ function render() {
     if (again) again.focus({ preventScroll: true });
   }
   const now = document.activeElement;
-  const idle = !now || now === document.body;
+  const idle = !now || now === document.body || now.id === "table-title";
   if (ui.handover === null && idle) {
+    const decision = myTurn(vobs) && game.hold === null ? firstDecision(vobs) : null;
     if (game.hold === "trick") $("#next-trick")?.focus({ preventScroll: true });
-    else if (game.hold === "deal") $("[data-testid=next-deal]")?.focus({ preventScroll: true });
+    else if (game.hold === "deal") $(ui.peek ? "[data-testid=result-back]" : "[data-testid=next-deal], [data-testid=result-new-game]")?.focus({ preventScroll: true });
     else if (ui.selected) $("#play-button")?.focus({ preventScroll: true });
+    else if (decision) decision.focus({ preventScroll: true });
+    else if (ui.focusTable) $("#table-title").focus({ preventScroll: true });
   }
+  ui.focusTable = false;
+}
+
+// Where the focus goes when it is the player's turn and it is nowhere: the first
+// legal card to play, else the main button of the decision (never the bid field,
+// which would open a phone's keyboard).
+function firstDecision(obs) {
+  if (obs.phase === "play") return $("#hand button.card.legal") || $("#controls button:not(:disabled)");
+  return $("#controls button.primary:not(:disabled)") || $("#controls button:not(:disabled)");
 }
 
 // ------------------------------------------------------------------ install & offline
@@ -665,7 +686,9 @@ function installSection() {
     );
   }
   const standalone = window.matchMedia("(display-mode: standalone)").matches;
-  return h("p", { class: "muted" }, standalone ? t("install.installed") : t("install.manual"));
+  if (standalone) return h("p", { class: "muted" }, t("install.installed"));
+  // with Pyodide served, games against the bots need no server once the app is kept
+  return h("p", { class: "muted", dataset: { testid: "install-manual" } }, t(offline.available() ? "install.manual_offline" : "install.manual"));
 }
 
 function registerWorker() {
