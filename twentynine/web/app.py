@@ -223,13 +223,27 @@ def shown_db(where: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
+def open_page(url: str) -> bool:
+    """Open ``url`` in a browser; where none can be opened (a server without a desktop,
+    a container), say so and where to go instead of failing in silence."""
+    import sys
+    import webbrowser
+
+    try:
+        opened = webbrowser.open(url)
+    except webbrowser.Error:
+        opened = False
+    if not opened:
+        print(f"twentynine: no browser could be opened here; open {url} in one", file=sys.stderr)
+    return opened
+
+
 def serve(host: str, port: int, open_browser: bool = False, db: str | None = None) -> int:
     """Serve the app; games are kept in ``db`` (a path, ``sqlite:///path`` or ``:memory:``),
     else ``$TWENTYNINE_DB``, else a file under the user's data directory."""
     import gc
     import sys
     import threading
-    import webbrowser
 
     import uvicorn
 
@@ -249,7 +263,7 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
     if not config.url_bots:
         print("twentynine: contest bots by URL are off here (TWENTYNINE_URL_BOTS=1 allows them)")
     if open_browser:
-        threading.Timer(1.0, lambda: webbrowser.open(url)).start()
+        threading.Timer(1.0, open_page, args=(url,)).start()
     # Everything imported so far lives as long as the server: keep it out of the garbage
     # collector's full passes, which otherwise stall every game for ~0.15 s now and then.
     gc.collect()

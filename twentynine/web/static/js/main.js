@@ -36,6 +36,16 @@ let net = null;
 let engineWhere = "server"; // where the engine of this table runs: "server" or "browser"
 let installEvent = null;
 let autoNextTimer = null;
+let serverProbe = "connecting"; // whether the server answers, while the engine runs in this browser
+let formEngine = null; // the engine the new-game form on show was built for
+let formTouched = false; // the player changed something on that form
+const settling = []; // what waits for the first answer of the connection
+
+// The server's own state. While the engine runs in this browser the table's
+// connection is always up (it is the engine's), so the server is asked apart.
+function serverState() {
+  return engineWhere === "server" ? ui.connection : serverProbe;
+}
 
 // ------------------------------------------------------------------ helpers
 
@@ -105,9 +115,10 @@ function show(screen) {
 
 function showSetup() {
   if (!meta) return;
-  const bots = offline.defaultBots(meta, offline.engineFor(ui.connection));
+  const where = offline.engineFor(serverState());
+  const bots = offline.defaultBots(meta, where);
   buildSetup($("#setup"), { ...meta, default_bots: bots }, {
-    extra: offline.engineChoice(ui.connection),
+    extra: offline.engineChoice(serverState()),
     onStart: startGame,
     onCreateRoom: createRoom,
     onJoinRoom: (code) => joinRoom(code),
@@ -118,8 +129,49 @@ function showSetup() {
     },
     canCancel: () => !!game.setup,
   });
+  formEngine = where;
+  formTouched = false;
   show("setup");
   $("#setup h1")?.focus?.();
+  if (engineWhere === "browser") checkServer();
+}
+
+// Ask whether the server answers (the engine runs here); the form follows the answer.
+async function checkServer() {
+  serverProbe = (await offline.serverAnswers()) ? "online" : "offline";
+  refreshSetup();
+}
+
+// A form built before the server's state was known is built again for the
+// engine that is right now, unless the player has already changed it.
+function refreshSetup() {
+  if (ui.screen !== "setup" || formEngine === null || formTouched || !meta) return;
+  if (offline.engineFor(serverState()) !== formEngine) showSetup();
+}
+
+// Resolves once the connection has answered (up or down), or after `ms`.
+function connectionSettled(ms) {
+  if (ui.connection !== "connecting") return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    settling.push(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+// A game or a room on the server needs the server. While the engine runs here it
+// is asked first: when it does not answer, the game kept in this browser stays.
+async function needServer() {
+  if (engineWhere === "browser") {
+    formTouched = true; // the form stays as it is while the answer comes
+    const answers = await offline.serverAnswers();
+    serverProbe = answers ? "online" : "offline";
+    if (!answers) throw new Error(t("offline.cannot_start_kept"));
+    return;
+  }
+  if (ui.connection !== "online") throw new Error(t("offline.cannot_start"));
 }
 
 // The score sheet for a table with real cards (#score, or #score/sheet/... for a
@@ -179,17 +231,15 @@ function leaveScorer() {
 
 // ------------------------------------------------------------------ rooms
 
-// Rooms are the server's: a page playing in this browser switches back to it.
-function serverForRooms() {
-  if (engineWhere !== "server") {
-    useEngine("server"); // the game kept in this browser stays kept
-    return;
-  }
-  if (ui.connection !== "online") throw new Error(t("offline.cannot_start"));
+// Rooms are the server's: a page playing in this browser switches back to it
+// (the game kept in this browser stays kept) once the server answers.
+async function serverForRooms() {
+  await needServer();
+  if (engineWhere !== "server") useEngine("server");
 }
 
 async function createRoom(setup, name) {
-  serverForRooms();
+  await serverForRooms();
   keepName(name);
   net.leave();
   await net.request("room_create", { setup, ...(name ? { name } : {}) }).catch((err) => {
@@ -199,7 +249,7 @@ async function createRoom(setup, name) {
 
 async function joinRoom(code, { quiet = false } = {}) {
   const clean = code.replace(/[\s-]/g, "").toUpperCase();
-  serverForRooms();
+  await serverForRooms();
   net.leave();
   const token = roomTokens()[clean];
   const name = savedName();
@@ -251,17 +301,18 @@ function useEngine(where, game = null) {
   net.start();
 }
 
+// A game starts where the form says it does (never elsewhere behind its back).
 async function startGame(setup) {
-  const where = offline.engineFor(ui.connection);
-  if (where === "server" && ui.connection !== "online") throw new Error(t("offline.cannot_start"));
+  const where = offline.shownEngine() ?? offline.engineFor(serverState());
+  if (where === "server") await needServer();
   useEngine(where);
-  if (where === "server") offline.forgetGame();
   updateSettings({ autoPair: !!setup.auto_pair });
   net.leave();
-  const msg = await net.request("create", { setup }).catch((err) => {
+  await net.request("create", { setup }).catch((err) => {
     throw new Error(errorText(err));
   });
-  void msg;
+  // the server has the new game: the one kept in this browser is no longer resumed
+  if (where === "server") offline.forgetGame();
 }
 
 // ------------------------------------------------------------------ server messages
@@ -269,13 +320,15 @@ async function startGame(setup) {
 function onStatus(status) {
   ui.connection = status;
   document.body.dataset.connection = status;
+  if (status !== "connecting") for (const done of settling.splice(0)) done();
+  refreshSetup();
   const banner = $("#banner");
   if (status === "offline") {
     replace(
       banner,
       h("strong", {}, t("offline.title")),
       " ",
-      t("offline.body"),
+      t(net?.game || game.setup ? "offline.body" : "offline.body_no_game"),
       " ",
       h("button", { type: "button", onclick: () => net.retryNow(), dataset: { testid: "retry" } }, t("offline.retry")),
       offline.available() && engineWhere === "server"
@@ -754,6 +807,7 @@ function wireShell() {
     installEvent = null;
     $("#btn-install").hidden = true;
   });
+  for (const kind of ["input", "change"]) $("#setup").addEventListener(kind, () => (formTouched = true));
   $("#hand").addEventListener("click", onHandClick);
   $("#hand").addEventListener("dblclick", (e) => {
     const btn = e.target.closest("button.card.legal");
@@ -817,8 +871,16 @@ async function boot() {
   if (ui.connection === "offline" && net.ws) onStatus(net.status);
   if (isScoreRoute(location.hash)) showScorer();
   else if (isHistoryRoute(location.hash)) showHistory();
-  else if (!net.game && !net.room) showSetup();
-  else if (ui.screen === "loading") replace($("#setup"), h("p", { class: "muted" }, t("app.rejoining")));
+  else if (!net.game && !net.room) {
+    if (ui.connection === "connecting") {
+      // the form says where a game runs and who plays: it waits for the server's first answer
+      replace($("#setup"), h("p", { class: "muted", dataset: { testid: "setup-connecting" } }, t("app.connecting")));
+      show("setup");
+      document.body.classList.remove("booting");
+      await connectionSettled(3000);
+    }
+    showSetup();
+  } else if (ui.screen === "loading") replace($("#setup"), h("p", { class: "muted" }, t("app.rejoining")));
   document.body.classList.remove("booting");
   window.twentynine = {
     game,
