@@ -198,7 +198,7 @@ def test_the_play_button_shows_the_cards_points(page: Page) -> None:
     assert scoring or blank
 
 
-@pytest.mark.parametrize("width", [390, 600])
+@pytest.mark.parametrize("width", [390, 600, 800])
 def test_the_phone_top_bar_names_every_button(page: Page, width: int) -> None:
     page.set_viewport_size({"width": width, "height": 844})
     page.goto(page.base_url + "/")  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ import { openHowTo, openRules, openSettings } from "./pages.js";
 import { buildScorer } from "./scorepage.js";
 import { loadSettings, reducedMotion, settings, update as updateSettings } from "./settings.js";
 import { buildSetup } from "./setup.js";
-import { renderHand, renderResult, renderSeats, renderStatus, renderStrip, renderTrick, sortHand } from "./table.js";
+import { fitHand, renderHand, renderResult, renderSeats, renderStatus, renderStrip, renderTrick, sortHand } from "./table.js";
 
 const SAVED_GAME = "twentynine.game";
 
@@ -819,6 +819,7 @@ function wireShell() {
     $("#btn-install").hidden = false;
   });
   window.matchMedia("(prefers-color-scheme: dark)").addEventListener?.("change", () => render());
+  window.addEventListener("resize", () => fitHand($("#hand")));
 }
 
 async function boot() {

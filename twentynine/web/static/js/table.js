@@ -25,6 +25,7 @@ import { cardName, suitOf } from "./model.js";
 import { reducedMotion } from "./settings.js";
 
 const POSITIONS = ["bottom", "left", "top", "right"];
+const TURN_WORD = { auction: "auction", trump: "trump", play: "play" }; // other phases: "deciding"
 const HAND_SUIT_ORDER = ["S", "H", "C", "D"]; // colours alternate: black red black red
 
 export function position(seat, anchor) {
@@ -200,6 +201,8 @@ function seatPlate(seat, obs, viewer, anchor) {
   if (obs.single === seat) badges.push(h("span", { class: "badge badge-bidder" }, t("seat.single_badge")));
   if (obs.doubler === seat) badges.push(h("span", { class: "badge badge-double" }, `×${obs.doubling}`));
   if (obs.pair && obs.pair.seat === seat) badges.push(h("span", { class: "badge badge-pair" }, t("seat.pair_badge")));
+  // whose turn it is, in words on the plate (not only its glow)
+  if (acting) badges.push(h("span", { class: "badge badge-turn", dataset: { testid: `turn-${seat}` } }, seat === viewer ? t("seat.turn_you") : t(`seat.turn_${TURN_WORD[obs.phase] || "other"}`)));
   const lastBid = [...obs.auction].reverse().find((a) => a.seat === seat);
   let said = null;
   if (obs.phase === "auction" && lastBid) said = h("span", { class: ["said", lastBid.bid ? "said-bid" : "said-pass"] }, lastBid.bid ? num(lastBid.bid) : t("seat.passed"));
@@ -225,7 +228,8 @@ function seatPlate(seat, obs, viewer, anchor) {
         "span",
         { class: "who" },
         h("span", { class: "name" }, name),
-        h("span", { class: "sub" }, sub),
+        // the team at a glance: its short name in its colour
+        h("span", { class: "sub" }, h("span", { class: ["team-name", "team-tag", `team-tag-${team(seat)}`], dataset: { testid: `team-${seat}` } }, teamName(team(seat), true)), " ", sub),
       ),
       h("span", { class: "badges" }, badges, said),
     ),
@@ -338,7 +342,28 @@ export function renderHand(el, obs, ui) {
     );
   });
   replace(el, buttons);
+  fitHand(el);
   return cards;
+}
+
+const SPREAD = 0.06; // the gap between the cards of a hand with room to spare, as a share of a card
+const SUIT_GAP = 7; // the extra gap where a suit starts (px, as in the CSS)
+
+// Lay the hand out in the width it has: side by side with a small gap where the
+// cards fit, overlapping just enough where they do not (never more than the CSS says).
+export function fitHand(el) {
+  el.style.removeProperty("--ov");
+  const cards = el.querySelectorAll(".card");
+  const n = cards.length;
+  if (n < 2) return;
+  const width = cards[0].getBoundingClientRect().width;
+  if (!width) return;
+  const style = getComputedStyle(el);
+  const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 2;
+  const most = parseFloat(style.getPropertyValue("--ov")) || -0.44;
+  const breaks = el.querySelectorAll(".card.suit-start").length * SUIT_GAP;
+  const fit = (room - n * width - breaks) / ((n - 1) * width);
+  el.style.setProperty("--ov", Math.min(SPREAD, Math.max(most, fit)).toFixed(3));
 }
 
 // --------------------------------------------------------------------- result
