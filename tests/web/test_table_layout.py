@@ -4,6 +4,7 @@ turn; one line that says what to do now."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -47,7 +48,7 @@ def test_the_desktop_table_uses_its_space(page: Page) -> None:
     # the hand: eight cards side by side, none over another
     hand = boxes(page, "#hand button.card")
     assert len(hand) == 8
-    for a, b in zip(hand, hand[1:], strict=False):
+    for a, b in pairwise(hand):
         assert a["x"] + a["width"] <= b["x"] + 0.5, "hand cards overlap with room to spare"
     # a large trick: its cards are as wide as the hand's, the felt takes most of the height
     played = boxes(page, ".trick-cards .played")
@@ -78,7 +79,7 @@ def test_the_hand_fits_a_narrower_screen(page: Page, width: int, height: int) ->
     assert len(hand) == 8
     assert hand[0]["x"] >= 0 and hand[-1]["x"] + hand[-1]["width"] <= width
     # each card still shows its corner (rank and suit) beside the next one
-    for a, b in zip(hand, hand[1:], strict=False):
+    for a, b in pairwise(hand):
         assert b["x"] - a["x"] >= 0.2 * a["width"]
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0
