@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from .conftest import ServerProcess, _missing
 from .driver import wait_ready
+from .test_accessibility import SIZES, check_screen
 
 # A websocket that opens 1.5 s late (as on a slow phone network): the page sees
 # "connecting" for that long, then the real socket.
@@ -93,7 +95,7 @@ def own_server() -> Iterator[ServerProcess]:
 
 
 def test_a_game_in_this_browser_survives_a_new_game_with_the_server_stopped(
-    browser: Browser, own_server: ServerProcess
+    browser: Browser, own_server: ServerProcess, artifacts: Path
 ) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
     page = context.new_page()
@@ -118,6 +120,14 @@ def test_a_game_in_this_browser_survives_a_new_game_with_the_server_stopped(
         page.reload()
         wait_ready(page, timeout=60_000)
         assert page.evaluate("window.twentynine.engine()") == "browser"
+        # the table with its badge ("this browser") at both sizes: no serious axe violation
+        expect(page.locator("[data-testid=engine-badge]")).to_have_attribute(
+            "data-where", "browser"
+        )
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            check_screen(page, artifacts, "browser-engine", f"{width}x{height}")
+        page.set_viewport_size({"width": 1280, "height": 800})
 
         own_server.stop()
         page.click("[data-testid=btn-new]")

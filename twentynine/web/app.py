@@ -83,6 +83,18 @@ def build_id(root: Path = STATIC) -> str:
     return h.hexdigest()[:12]
 
 
+def preload_links(root: Path = STATIC) -> str:
+    """Links that fetch every module of the page (and the English catalog) at once,
+    with main.js, instead of one level of imports after another."""
+    links = [
+        f'<link rel="modulepreload" href="/static/js/{path.name}">'
+        for path in sorted((root / "js").glob("*.js"))
+        if path.name not in ("main.js", "engine-worker.js")  # the page's script; a worker's
+    ]
+    links.append('<link rel="preload" href="/static/i18n/en.json" as="fetch" crossorigin>')
+    return "\n".join(links)
+
+
 def shell_files(build: str, bundle: Bundle | None = None) -> list[str]:
     """What the service worker keeps for offline use: the page and every static file
     (and the package's zip and its config, for offline play)."""
@@ -131,7 +143,12 @@ def create_app(config: ServerConfig | None = None, store: GameStore | None = Non
         "sizes": {f: (PYODIDE / f).stat().st_size for f in PYODIDE_FILES} if runtime else {},
     }
     runtime_files = [f"{runtime_base}{f}" for f in PYODIDE_FILES] if runtime_base else []
-    index_html = (STATIC / "index.html").read_text(encoding="utf-8").replace("{{BUILD}}", build)
+    index_html = (
+        (STATIC / "index.html")
+        .read_text(encoding="utf-8")
+        .replace("{{BUILD}}", build)
+        .replace("{{PRELOAD}}", preload_links())
+    )
     worker_js = (
         (STATIC / "sw.js")
         .read_text(encoding="utf-8")

@@ -757,7 +757,7 @@ async function loadMeta() {
     } catch {
       /* offline: the service worker may answer from its cache */
     }
-    onStatus("offline");
+    if (net) onStatus("offline"); // before the connection starts, it will say so itself
     await new Promise((r) => setTimeout(r, Math.min(8000, 500 * 2 ** attempt)));
   }
 }
@@ -824,6 +824,9 @@ function wireShell() {
 
 async function boot() {
   loadSettings();
+  // what the page needs from the server, asked for at once rather than in turn
+  const configLoaded = offline.loadConfig();
+  const metaLoaded = loadMeta();
   await loadCatalog(settings().lang);
   document.title = t("app.title");
   installSprites();
@@ -860,7 +863,7 @@ async function boot() {
   }
   if (!(saved && saved.id && saved.token)) saved = null;
   // a game kept in this browser (unfinished) resumes there, unless the address is a room's
-  await offline.loadConfig();
+  await configLoaded;
   const linked = codeFromHash(location.hash);
   const kept = offline.available() && !linked ? offline.keptGame() : null;
   if (kept && (!saved || saved.id === kept.id)) useEngine("browser", kept);
@@ -868,7 +871,7 @@ async function boot() {
     useEngine("server", saved);
     if (linked) net.room = { code: linked, token: roomTokens()[linked] || null };
   }
-  meta = await loadMeta();
+  meta = await metaLoaded;
   if (ui.connection === "offline" && net.ws) onStatus(net.status);
   if (isScoreRoute(location.hash)) showScorer();
   else if (isHistoryRoute(location.hash)) showHistory();
