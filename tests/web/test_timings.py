@@ -19,13 +19,14 @@ from .driver import Choices, play_until, wait_ready
 
 MARKS = """(() => {
   const marks = (window.__marks = {});
+  const now = () => performance.now();
   const look = () => {
-    if (!marks.form && document.querySelector("[data-testid=start-game]")) marks.form = performance.now();
-    if (!marks.hand && document.querySelector("#hand button.card")) marks.hand = performance.now();
+    if (!marks.form && document.querySelector("[data-testid=start-game]")) marks.form = now();
+    if (!marks.hand && document.querySelector("#hand button.card")) marks.hand = now();
   };
   new MutationObserver(look).observe(document, { subtree: true, childList: true });
   document.addEventListener("click", (e) => {
-    if (e.target.closest && e.target.closest("[data-testid=quick-start]")) marks.click = performance.now();
+    if (e.target.closest && e.target.closest("[data-testid=quick-start]")) marks.click = now();
   }, true);
 })();"""
 
