@@ -161,3 +161,20 @@ def test_the_page_without_its_server_has_no_serious_violation(
     expect(page.locator("#banner")).to_be_visible()
     page.wait_for_selector("[data-testid=start-game]")
     check_screen(page, artifacts, "offline", size)
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+def test_the_dark_table_has_no_serious_violation(
+    page: Page, artifacts: Path, width: int, height: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": height})
+    size = f"{width}x{height}"
+    start_game(page, profile="pagat", seed=11, length="match", seats=["meera", "anil", "raju"])
+    page.evaluate("window.twentynine.setSettings({theme: 'dark', fourColour: true})")
+    play_until(page, Choices(bid="min"), stop=mid_trick)
+    page.click("#hand button.card.legal")
+    check_screen(page, artifacts, "play-dark", size)
+    page.keyboard.press("Escape")
+    end = play_until(page, Choices(bid="min"))
+    assert end["hold"] == "deal"
+    check_screen(page, artifacts, "result-dark", size)
