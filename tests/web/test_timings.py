@@ -35,7 +35,7 @@ PLAYABLE_MS = 1000
 RELOAD_MS = 500
 # A machine shared by many runs at once is slower than a player's: the figures are
 # printed as measured, and held to the targets times this (1 on a quiet machine).
-SLACK = float(os.environ.get("TWENTYNINE_TIMING_SLACK", "2"))
+SLACK = float(os.environ.get("TWENTYNINE_TIMING_SLACK", "3"))
 
 
 def marks(page: Page) -> dict[str, float]:
