@@ -178,3 +178,13 @@ def test_the_dark_table_has_no_serious_violation(
     end = play_until(page, Choices(bid="min"))
     assert end["hold"] == "deal"
     check_screen(page, artifacts, "result-dark", size)
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+def test_the_hot_seat_hand_over_has_no_serious_violation(
+    page: Page, artifacts: Path, width: int, height: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": height})
+    start_game(page, profile="pagat", seed=3, length="single", seats=["human", "meera", "raju"])
+    expect(page.locator("[data-testid=handover]")).to_be_visible()
+    check_screen(page, artifacts, "handover", f"{width}x{height}")
