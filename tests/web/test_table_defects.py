@@ -130,6 +130,7 @@ def test_the_last_trick_and_the_deal_log_can_be_seen_behind_the_result(page: Pag
     page.click(".log > summary")
     expect(page.locator(".log")).to_have_attribute("open", "")
     expect(page.locator("#log-list li").last).to_be_visible()
+    expect(page.locator("#log-list")).to_contain_text("+ 1 for the last trick")
     # the last trick: the result steps aside, the four cards are on show, then it comes back
     page.click("[data-testid=result-last-trick]")
     cover = page.locator("#result").bounding_box()
