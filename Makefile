@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8029
 
-.PHONY: play test chromium postgres pyodide lint typecheck unit bench clean
+.PHONY: play test chromium postgres pyodide axe lint typecheck unit bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 play: $(VENV)/.installed-play pyodide
 	$(BIN)/twentynine serve --host $(HOST) --port $(PORT) --open
 
-test: $(VENV)/.installed-test chromium postgres pyodide lint typecheck unit
+test: $(VENV)/.installed-test chromium postgres pyodide axe lint typecheck unit
 
 # The browser tests drive Debian's chromium; install it when it is missing.
 chromium:
@@ -38,6 +38,10 @@ postgres:
 # Pyodide's runtime (npm ci, then a copy of its files) for offline play in the browser.
 pyodide:
 	./scripts/ensure-pyodide
+
+# axe-core (npm ci) for the accessibility checks of the browser tests.
+axe:
+	./scripts/ensure-axe
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check twentynine tests

@@ -400,3 +400,35 @@ def test_real_replay_of_deeply_nested_json_exits_2_without_traceback() -> None:
     assert "Traceback" not in proc.stderr
     assert proc.returncode == 2
     assert json.loads(proc.stdout)["ok"] is False
+
+
+@pytest.mark.parametrize("fails", ["returns_false", "raises"])
+def test_serve_open_without_a_browser_says_where_to_go(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fails: str
+) -> None:
+    import webbrowser
+
+    from twentynine.web.app import open_page
+
+    def no_browser(url: str) -> bool:
+        if fails == "raises":
+            raise webbrowser.Error("could not locate runnable browser")
+        return False
+
+    monkeypatch.setattr(webbrowser, "open", no_browser)
+    assert open_page("http://127.0.0.1:8029/") is False
+    err = capsys.readouterr().err
+    assert "no browser could be opened" in err and "http://127.0.0.1:8029/" in err
+
+
+def test_serve_open_with_a_browser_says_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import webbrowser
+
+    from twentynine.web.app import open_page
+
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+    assert open_page("http://127.0.0.1:8029/") is True
+    assert opened == ["http://127.0.0.1:8029/"] and capsys.readouterr().err == ""

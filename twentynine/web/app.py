@@ -83,6 +83,18 @@ def build_id(root: Path = STATIC) -> str:
     return h.hexdigest()[:12]
 
 
+def preload_links(root: Path = STATIC) -> str:
+    """Links that fetch every module of the page (and the English catalog) at once,
+    with main.js, instead of one level of imports after another."""
+    links = [
+        f'<link rel="modulepreload" href="/static/js/{path.name}">'
+        for path in sorted((root / "js").glob("*.js"))
+        if path.name not in ("main.js", "engine-worker.js")  # the page's script; a worker's
+    ]
+    links.append('<link rel="preload" href="/static/i18n/en.json" as="fetch" crossorigin>')
+    return "\n".join(links)
+
+
 def shell_files(build: str, bundle: Bundle | None = None) -> list[str]:
     """What the service worker keeps for offline use: the page and every static file
     (and the package's zip and its config, for offline play)."""
@@ -131,7 +143,12 @@ def create_app(config: ServerConfig | None = None, store: GameStore | None = Non
         "sizes": {f: (PYODIDE / f).stat().st_size for f in PYODIDE_FILES} if runtime else {},
     }
     runtime_files = [f"{runtime_base}{f}" for f in PYODIDE_FILES] if runtime_base else []
-    index_html = (STATIC / "index.html").read_text(encoding="utf-8").replace("{{BUILD}}", build)
+    index_html = (
+        (STATIC / "index.html")
+        .read_text(encoding="utf-8")
+        .replace("{{BUILD}}", build)
+        .replace("{{PRELOAD}}", preload_links())
+    )
     worker_js = (
         (STATIC / "sw.js")
         .read_text(encoding="utf-8")
@@ -223,13 +240,27 @@ def shown_db(where: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
+def open_page(url: str) -> bool:
+    """Open ``url`` in a browser; where none can be opened (a server without a desktop,
+    a container), say so and where to go instead of failing in silence."""
+    import sys
+    import webbrowser
+
+    try:
+        opened = webbrowser.open(url)
+    except webbrowser.Error:
+        opened = False
+    if not opened:
+        print(f"twentynine: no browser could be opened here; open {url} in one", file=sys.stderr)
+    return opened
+
+
 def serve(host: str, port: int, open_browser: bool = False, db: str | None = None) -> int:
     """Serve the app; games are kept in ``db`` (a path, ``sqlite:///path`` or ``:memory:``),
     else ``$TWENTYNINE_DB``, else a file under the user's data directory."""
     import gc
     import sys
     import threading
-    import webbrowser
 
     import uvicorn
 
@@ -249,7 +280,7 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
     if not config.url_bots:
         print("twentynine: contest bots by URL are off here (TWENTYNINE_URL_BOTS=1 allows them)")
     if open_browser:
-        threading.Timer(1.0, lambda: webbrowser.open(url)).start()
+        threading.Timer(1.0, open_page, args=(url,)).start()
     # Everything imported so far lives as long as the server: keep it out of the garbage
     # collector's full passes, which otherwise stall every game for ~0.15 s now and then.
     gc.collect()

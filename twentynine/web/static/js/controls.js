@@ -2,7 +2,7 @@
 // built from the legal actions of its observation. Every button names its
 // keyboard shortcut; keys.js maps the same shortcuts.
 
-import { cardName, cardShort, suitIcon, suitName, suitTitle } from "./cards.js";
+import { cardName, cardShort, pointsOf, suitIcon, suitName, suitTitle } from "./cards.js";
 import { h, replace } from "./dom.js";
 import { num, t } from "./i18n.js";
 import { game, groupLegal, myTurn, prompt, who } from "./model.js";
@@ -93,10 +93,16 @@ export function renderControls(el, promptEl, obs, ui, act) {
           testid: "play",
           primary: true,
           disabled: !sel,
-          aria: sel ? t("ctl.play_aria", { card: cardName(sel) }) : t("ctl.play_none"),
           onclick: () => sel && act.play(sel),
         });
         playBtn.id = "play-button";
+        // The selected card's points show beside its name. What is seen is what a screen
+        // reader hears too: the short name and the points are hidden from it and the
+        // card's full name said instead (no aria-label that could differ from the words).
+        const label = playBtn.querySelector(".label");
+        label.setAttribute("aria-hidden", "true");
+        if (sel) label.after(h("span", { class: "play-points", "aria-hidden": "true" }, t("ctl.play_points", { count: pointsOf(sel) })));
+        playBtn.prepend(h("span", { class: "sr-only" }, sel ? t("ctl.play_aria", { card: cardName(sel) }) : t("ctl.play_none")));
         const items = [playBtn];
         if (g.reveal) items.push(button(t("ctl.reveal"), { key: "R", testid: "reveal", onclick: () => act.send({ seat, reveal: true }) }));
         if (game.setup?.signals) {

@@ -16,7 +16,7 @@ import { openHowTo, openRules, openSettings } from "./pages.js";
 import { buildScorer } from "./scorepage.js";
 import { loadSettings, reducedMotion, settings, update as updateSettings } from "./settings.js";
 import { buildSetup } from "./setup.js";
-import { renderHand, renderResult, renderSeats, renderStatus, renderStrip, renderTrick, sortHand } from "./table.js";
+import { fitHand, renderHand, renderResult, renderSeats, renderStatus, renderStrip, renderTrick, sortHand } from "./table.js";
 
 const SAVED_GAME = "twentynine.game";
 
@@ -30,12 +30,23 @@ const ui = {
   busy: false,
   connection: "connecting",
   shownCards: [],
+  peek: false, // the result is set aside to look at the last trick
 };
 let meta = null;
 let net = null;
 let engineWhere = "server"; // where the engine of this table runs: "server" or "browser"
 let installEvent = null;
 let autoNextTimer = null;
+let serverProbe = "connecting"; // whether the server answers, while the engine runs in this browser
+let formEngine = null; // the engine the new-game form on show was built for
+let formTouched = false; // the player changed something on that form
+const settling = []; // what waits for the first answer of the connection
+
+// The server's own state. While the engine runs in this browser the table's
+// connection is always up (it is the engine's), so the server is asked apart.
+function serverState() {
+  return engineWhere === "server" ? ui.connection : serverProbe;
+}
 
 // ------------------------------------------------------------------ helpers
 
@@ -105,9 +116,10 @@ function show(screen) {
 
 function showSetup() {
   if (!meta) return;
-  const bots = offline.defaultBots(meta, offline.engineFor(ui.connection));
+  const where = offline.engineFor(serverState());
+  const bots = offline.defaultBots(meta, where);
   buildSetup($("#setup"), { ...meta, default_bots: bots }, {
-    extra: offline.engineChoice(ui.connection),
+    extra: offline.engineChoice(serverState()),
     onStart: startGame,
     onCreateRoom: createRoom,
     onJoinRoom: (code) => joinRoom(code),
@@ -118,8 +130,49 @@ function showSetup() {
     },
     canCancel: () => !!game.setup,
   });
+  formEngine = where;
+  formTouched = false;
   show("setup");
   $("#setup h1")?.focus?.();
+  if (engineWhere === "browser") checkServer();
+}
+
+// Ask whether the server answers (the engine runs here); the form follows the answer.
+async function checkServer() {
+  serverProbe = (await offline.serverAnswers()) ? "online" : "offline";
+  refreshSetup();
+}
+
+// A form built before the server's state was known is built again for the
+// engine that is right now, unless the player has already changed it.
+function refreshSetup() {
+  if (ui.screen !== "setup" || formEngine === null || formTouched || !meta) return;
+  if (offline.engineFor(serverState()) !== formEngine) showSetup();
+}
+
+// Resolves once the connection has answered (up or down), or after `ms`.
+function connectionSettled(ms) {
+  if (ui.connection !== "connecting") return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    settling.push(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+// A game or a room on the server needs the server. While the engine runs here it
+// is asked first: when it does not answer, the game kept in this browser stays.
+async function needServer() {
+  if (engineWhere === "browser") {
+    formTouched = true; // the form stays as it is while the answer comes
+    const answers = await offline.serverAnswers();
+    serverProbe = answers ? "online" : "offline";
+    if (!answers) throw new Error(t("offline.cannot_start_kept"));
+    return;
+  }
+  if (ui.connection !== "online") throw new Error(t("offline.cannot_start"));
 }
 
 // The score sheet for a table with real cards (#score, or #score/sheet/... for a
@@ -179,17 +232,15 @@ function leaveScorer() {
 
 // ------------------------------------------------------------------ rooms
 
-// Rooms are the server's: a page playing in this browser switches back to it.
-function serverForRooms() {
-  if (engineWhere !== "server") {
-    useEngine("server"); // the game kept in this browser stays kept
-    return;
-  }
-  if (ui.connection !== "online") throw new Error(t("offline.cannot_start"));
+// Rooms are the server's: a page playing in this browser switches back to it
+// (the game kept in this browser stays kept) once the server answers.
+async function serverForRooms() {
+  await needServer();
+  if (engineWhere !== "server") useEngine("server");
 }
 
 async function createRoom(setup, name) {
-  serverForRooms();
+  await serverForRooms();
   keepName(name);
   net.leave();
   await net.request("room_create", { setup, ...(name ? { name } : {}) }).catch((err) => {
@@ -199,7 +250,7 @@ async function createRoom(setup, name) {
 
 async function joinRoom(code, { quiet = false } = {}) {
   const clean = code.replace(/[\s-]/g, "").toUpperCase();
-  serverForRooms();
+  await serverForRooms();
   net.leave();
   const token = roomTokens()[clean];
   const name = savedName();
@@ -251,17 +302,18 @@ function useEngine(where, game = null) {
   net.start();
 }
 
+// A game starts where the form says it does (never elsewhere behind its back).
 async function startGame(setup) {
-  const where = offline.engineFor(ui.connection);
-  if (where === "server" && ui.connection !== "online") throw new Error(t("offline.cannot_start"));
+  const where = offline.shownEngine() ?? offline.engineFor(serverState());
+  if (where === "server") await needServer();
   useEngine(where);
-  if (where === "server") offline.forgetGame();
   updateSettings({ autoPair: !!setup.auto_pair });
   net.leave();
-  const msg = await net.request("create", { setup }).catch((err) => {
+  await net.request("create", { setup }).catch((err) => {
     throw new Error(errorText(err));
   });
-  void msg;
+  // the server has the new game: the one kept in this browser is no longer resumed
+  if (where === "server") offline.forgetGame();
 }
 
 // ------------------------------------------------------------------ server messages
@@ -269,13 +321,15 @@ async function startGame(setup) {
 function onStatus(status) {
   ui.connection = status;
   document.body.dataset.connection = status;
+  if (status !== "connecting") for (const done of settling.splice(0)) done();
+  refreshSetup();
   const banner = $("#banner");
   if (status === "offline") {
     replace(
       banner,
       h("strong", {}, t("offline.title")),
       " ",
-      t("offline.body"),
+      t(net?.game || game.setup ? "offline.body" : "offline.body_no_game"),
       " ",
       h("button", { type: "button", onclick: () => net.retryNow(), dataset: { testid: "retry" } }, t("offline.retry")),
       offline.available() && engineWhere === "server"
@@ -347,6 +401,7 @@ function onMessage(msg) {
     const fresh = msg.type === "state";
     if (fresh) {
       if (game.id !== msg.game) {
+        ui.focusTable = true; // a new table: the focus goes to it (not left on <body>)
         game.views = {};
         ui.viewer = null;
         ui.handover = null;
@@ -506,6 +561,12 @@ const actions = {
   newGame() {
     showSetup();
   },
+  // Look at the table behind the result (the last trick), then come back to it.
+  peek(on) {
+    ui.peek = on;
+    render();
+    $(on ? "[data-testid=result-back]" : "[data-testid=next-deal], [data-testid=result-new-game]")?.focus({ preventScroll: true });
+  },
   recordUrl() {
     if (engineWhere === "browser") return offline.recordHref();
     const token = net.game?.token || (game.spectator ? null : net.room?.token);
@@ -626,7 +687,8 @@ function render() {
   ui.shownCards = renderHand($("#hand"), vobs, ui);
   renderControls($("#controls"), $("#prompt"), vobs, ui, actions);
   renderHint($("#controls"), { id: game.id, token: net.game?.token || (game.spectator ? null : net.room?.token), setup: game.setup, obs: vobs, v: game.v, rerender: render });
-  renderResult($("#result"), obs, viewer, actions);
+  if (game.hold !== "deal") ui.peek = false;
+  renderResult($("#result"), obs, viewer, actions, ui.peek);
   renderHandover();
   // keep the focus where it was, or put it where the next decision is
   const active = document.activeElement;
@@ -635,12 +697,24 @@ function render() {
     if (again) again.focus({ preventScroll: true });
   }
   const now = document.activeElement;
-  const idle = !now || now === document.body;
+  const idle = !now || now === document.body || now.id === "table-title";
   if (ui.handover === null && idle) {
+    const decision = myTurn(vobs) && game.hold === null ? firstDecision(vobs) : null;
     if (game.hold === "trick") $("#next-trick")?.focus({ preventScroll: true });
-    else if (game.hold === "deal") $("[data-testid=next-deal]")?.focus({ preventScroll: true });
+    else if (game.hold === "deal") $(ui.peek ? "[data-testid=result-back]" : "[data-testid=next-deal], [data-testid=result-new-game]")?.focus({ preventScroll: true });
     else if (ui.selected) $("#play-button")?.focus({ preventScroll: true });
+    else if (decision) decision.focus({ preventScroll: true });
+    else if (ui.focusTable) $("#table-title").focus({ preventScroll: true });
   }
+  ui.focusTable = false;
+}
+
+// Where the focus goes when it is the player's turn and it is nowhere: the first
+// legal card to play, else the main button of the decision (never the bid field,
+// which would open a phone's keyboard).
+function firstDecision(obs) {
+  if (obs.phase === "play") return $("#hand button.card.legal") || $("#controls button:not(:disabled)");
+  return $("#controls button.primary:not(:disabled)") || $("#controls button:not(:disabled)");
 }
 
 // ------------------------------------------------------------------ install & offline
@@ -667,7 +741,9 @@ function installSection() {
     );
   }
   const standalone = window.matchMedia("(display-mode: standalone)").matches;
-  return h("p", { class: "muted" }, standalone ? t("install.installed") : t("install.manual"));
+  if (standalone) return h("p", { class: "muted" }, t("install.installed"));
+  // with Pyodide served, games against the bots need no server once the app is kept
+  return h("p", { class: "muted", dataset: { testid: "install-manual" } }, t(offline.available() ? "install.manual_offline" : "install.manual"));
 }
 
 function registerWorker() {
@@ -683,7 +759,7 @@ async function loadMeta() {
     } catch {
       /* offline: the service worker may answer from its cache */
     }
-    onStatus("offline");
+    if (net) onStatus("offline"); // before the connection starts, it will say so itself
     await new Promise((r) => setTimeout(r, Math.min(8000, 500 * 2 ** attempt)));
   }
 }
@@ -733,6 +809,7 @@ function wireShell() {
     installEvent = null;
     $("#btn-install").hidden = true;
   });
+  for (const kind of ["input", "change"]) $("#setup").addEventListener(kind, () => (formTouched = true));
   $("#hand").addEventListener("click", onHandClick);
   $("#hand").addEventListener("dblclick", (e) => {
     const btn = e.target.closest("button.card.legal");
@@ -744,10 +821,14 @@ function wireShell() {
     $("#btn-install").hidden = false;
   });
   window.matchMedia("(prefers-color-scheme: dark)").addEventListener?.("change", () => render());
+  window.addEventListener("resize", () => fitHand($("#hand")));
 }
 
 async function boot() {
   loadSettings();
+  // what the page needs from the server, asked for at once rather than in turn
+  const configLoaded = offline.loadConfig();
+  const metaLoaded = loadMeta();
   await loadCatalog(settings().lang);
   document.title = t("app.title");
   installSprites();
@@ -785,7 +866,7 @@ async function boot() {
   }
   if (!(saved && saved.id && saved.token)) saved = null;
   // a game kept in this browser (unfinished) resumes there, unless the address is a room's
-  await offline.loadConfig();
+  await configLoaded;
   const linked = codeFromHash(location.hash);
   const kept = offline.available() && !linked ? offline.keptGame() : null;
   if (kept && (!saved || saved.id === kept.id)) useEngine("browser", kept);
@@ -793,12 +874,20 @@ async function boot() {
     useEngine("server", saved);
     if (linked) net.room = { code: linked, token: roomTokens()[linked] || null };
   }
-  meta = await loadMeta();
+  meta = await metaLoaded;
   if (ui.connection === "offline" && net.ws) onStatus(net.status);
   if (isScoreRoute(location.hash)) showScorer();
   else if (isHistoryRoute(location.hash)) showHistory();
-  else if (!net.game && !net.room) showSetup();
-  else if (ui.screen === "loading") replace($("#setup"), h("p", { class: "muted" }, t("app.rejoining")));
+  else if (!net.game && !net.room) {
+    if (ui.connection === "connecting") {
+      // the form says where a game runs and who plays: it waits for the server's first answer
+      replace($("#setup"), h("p", { class: "muted", dataset: { testid: "setup-connecting" } }, t("app.connecting")));
+      show("setup");
+      document.body.classList.remove("booting");
+      await connectionSettled(3000);
+    }
+    showSetup();
+  } else if (ui.screen === "loading") replace($("#setup"), h("p", { class: "muted" }, t("app.rejoining")));
   document.body.classList.remove("booting");
   window.twentynine = {
     game,

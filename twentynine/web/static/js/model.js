@@ -219,7 +219,12 @@ export function describe(ev, viewer) {
       return ev.signal ? `${line} ${t(`signal.${ev.signal}_said`)}` : line;
     }
     case "trick":
+    {
+      // the last trick's extra point (Modern) is said apart from the points of its cards
+      const cardPoints = (ev.cards || []).reduce((sum, c) => sum + pointsOf(c), 0);
+      if (ev.cards && ev.points > cardPoints) return tYou("ev.trick_last", ev.winner, viewer, { n: ev.trick, count: cardPoints });
       return tYou("ev.trick", ev.winner, viewer, { n: ev.trick, count: ev.points });
+    }
     case "pair":
       return tYou("ev.pair", ev.seat, viewer, { suit: suitName(ev.trump), target: ev.target });
     case "deal_end":

@@ -210,15 +210,25 @@ export function forgetGame() {
 // ------------------------------------------------------------------ which engine
 
 // Where a new game runs: the player's pick, else the server when it answers.
-export function engineFor(connection) {
+// `server` is the state of the server itself ("online", "offline", "connecting"),
+// not of the connection the table uses now (the engine here is always "online").
+export function engineFor(server) {
   if (choice) return choice;
-  return connection === "online" || !available() ? "server" : "browser";
+  return server === "online" || !available() ? "server" : "browser";
+}
+
+let shown = null; // the engine the new-game form shows as chosen
+
+// The engine a game started from the form runs on: the one the form shows.
+export function shownEngine() {
+  return available() ? shown : "server";
 }
 
 // The new-game form's choice of engine (null when offline play is not served).
-export function engineChoice(connection) {
+export function engineChoice(server) {
   if (!available()) return null;
-  const current = engineFor(connection);
+  const current = engineFor(server);
+  shown = current;
   const option = (value) =>
     h(
       "label",
@@ -231,6 +241,7 @@ export function engineChoice(connection) {
         dataset: { testid: `engine-${value}` },
         onchange: () => {
           choice = value;
+          shown = value;
         },
       }),
       t(`engine.choice_${value}`),
@@ -298,13 +309,35 @@ export function probed() {
 
 // The server's default bots, or for the browser engine of a slow device the
 // casual characters instead of the strong ones.
+// A bot that is swapped takes the strongest quick character not already at the
+// table, so no name sits at two seats.
 export function defaultBots(meta, where) {
   if (where !== "browser") return meta.default_bots;
   const kept = stored(PROBE_KEY);
   if (kept?.level === "strong") return meta.default_bots;
-  const level = (id) => meta.characters.find((c) => c.id === id)?.level;
-  const casual = meta.characters.filter((c) => c.level === "casual").map((c) => c.id);
-  return meta.default_bots.map((id, i) => (LEVELS[level(id)] > LEVELS.casual && casual.length ? casual[i % casual.length] : id));
+  const level = (id) => LEVELS[meta.characters.find((c) => c.id === id)?.level] ?? 0;
+  const quick = (id) => level(id) <= LEVELS.casual;
+  const taken = new Set(meta.default_bots.filter(quick));
+  const spare = meta.characters
+    .filter((c) => quick(c.id) && !taken.has(c.id))
+    .sort((a, b) => level(b.id) - level(a.id))
+    .map((c) => c.id);
+  return meta.default_bots.map((id) => (quick(id) || !spare.length ? id : spare.shift()));
+}
+
+// Whether the server answers now (for a page whose engine runs here, the table's
+// own connection says nothing about it). The answer never comes from a cache.
+export async function serverAnswers(timeoutMs = 2500) {
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), timeoutMs);
+  try {
+    const res = await fetch("/healthz", { cache: "no-store", signal: stop.signal });
+    return res.ok;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 // ------------------------------------------------------------------ progress

@@ -27,7 +27,7 @@ function dialog(id, titleKey, body, { onClose } = {}) {
         h("h1", { id: `${id}-title` }, t(titleKey)),
         h("button", { type: "button", class: "close quiet", "aria-label": t("ctl.close"), dataset: { testid: `${id}-close` }, onclick: () => dlg.close() }, "✕"),
       ),
-      h("div", { class: "page-body" }, body),
+      h("div", { class: "page-body", tabindex: "0" }, body), // it scrolls: the keyboard reaches it
     ),
   );
   if (!dlg.open) dlg.showModal();

@@ -2,7 +2,7 @@
 // events, seats, the trick, the hand and the result. Decisions live in
 // controls.js; this module only shows what the observation says.
 
-import { cardBack, cardFace, RANKS, suitIcon, suitName, suitTitle } from "./cards.js";
+import { cardBack, cardFace, pointsOf, RANKS, suitIcon, suitName, suitTitle } from "./cards.js";
 import { h, replace, s } from "./dom.js";
 import { num, t } from "./i18n.js";
 import {
@@ -25,6 +25,7 @@ import { cardName, suitOf } from "./model.js";
 import { reducedMotion } from "./settings.js";
 
 const POSITIONS = ["bottom", "left", "top", "right"];
+const TURN_WORD = { auction: "auction", trump: "trump", play: "play" }; // other phases: "deciding"
 const HAND_SUIT_ORDER = ["S", "H", "C", "D"]; // colours alternate: black red black red
 
 export function position(seat, anchor) {
@@ -144,7 +145,7 @@ export function renderStatus(el, obs, viewer) {
         "div",
         { class: "stat stat-match" },
         h("span", { class: "stat-label" }, t("status.total_label")),
-        h("span", { class: "stat-value" }, [0, 1].map((tm) => h("span", { class: ["team-points", mine === tm && "mine"] }, h("span", { class: "team-name" }, teamName(tm, true)), h("b", {}, signed(obs.score[tm]))))),
+        h("span", { class: "stat-value" }, [0, 1].map((tm) => h("span", { class: ["team-points", `team-${tm}`, mine === tm && "mine"] }, h("span", { class: "team-name" }, teamName(tm, true)), h("b", {}, signed(obs.score[tm]))))),
       ),
     );
   }
@@ -175,6 +176,7 @@ export function renderStrip(el, events, viewer) {
   );
   el.scrollLeft = el.scrollWidth;
   el.classList.toggle("scrolled", el.scrollLeft > 0);
+  el.tabIndex = 0; // it scrolls sideways: the keyboard can reach (and scroll) it too
 }
 
 // --------------------------------------------------------------------- seats
@@ -199,6 +201,8 @@ function seatPlate(seat, obs, viewer, anchor) {
   if (obs.single === seat) badges.push(h("span", { class: "badge badge-bidder" }, t("seat.single_badge")));
   if (obs.doubler === seat) badges.push(h("span", { class: "badge badge-double" }, `×${obs.doubling}`));
   if (obs.pair && obs.pair.seat === seat) badges.push(h("span", { class: "badge badge-pair" }, t("seat.pair_badge")));
+  // whose turn it is, in words on the plate (not only its glow)
+  if (acting) badges.push(h("span", { class: "badge badge-turn", dataset: { testid: `turn-${seat}` } }, seat === viewer ? t("seat.turn_you") : t(`seat.turn_${TURN_WORD[obs.phase] || "other"}`)));
   const lastBid = [...obs.auction].reverse().find((a) => a.seat === seat);
   let said = null;
   if (obs.phase === "auction" && lastBid) said = h("span", { class: ["said", lastBid.bid ? "said-bid" : "said-pass"] }, lastBid.bid ? num(lastBid.bid) : t("seat.passed"));
@@ -224,7 +228,8 @@ function seatPlate(seat, obs, viewer, anchor) {
         "span",
         { class: "who" },
         h("span", { class: "name" }, name),
-        h("span", { class: "sub" }, sub),
+        // the team at a glance: its short name in its colour
+        h("span", { class: "sub" }, h("span", { class: ["team-name", "team-tag", `team-tag-${team(seat)}`], dataset: { testid: `team-${seat}` } }, teamName(team(seat), true)), " ", sub),
       ),
       h("span", { class: "badges" }, badges, said),
     ),
@@ -272,7 +277,10 @@ export function renderTrick(el, obs, viewer, anchor) {
   let caption = "";
   const total = 8;
   if (done) {
-    caption = tYou("trick.won", done.winner, viewer, { n: obs.tricks.length, count: done.points });
+    // the last trick's extra point (Modern) is said apart from the points of its cards
+    const cardPoints = done.cards.reduce((sum, c) => sum + pointsOf(c), 0);
+    const bonus = done.points - cardPoints;
+    caption = tYou(bonus > 0 ? "trick.won_last" : "trick.won", done.winner, viewer, { n: obs.tricks.length, count: cardPoints });
   } else if (obs.phase === "play" || (obs.phase === "pair" && obs.trick_leader !== null) || (obs.trick_leader !== null && obs.phase !== "over")) {
     const n = obs.tricks.length + 1;
     caption = cards.length
@@ -322,18 +330,40 @@ export function renderHand(el, obs, ui) {
         type: "button",
         class: ["card", legal ? "legal" : "illegal", playing && !legal && "dim", selected && "selected", suitStart && "suit-start"],
         dataset: { card, key: `card-${card}`, testid: `card-${card}`, index: i + 1 },
-        "aria-label": cardName(card) + (reason ? `. ${reason}` : ""),
         "aria-disabled": legal ? null : "true",
         "aria-pressed": legal ? String(selected) : null,
         title: reason || cardName(card),
         style: { "--i": i },
       },
+      // the name is the button's own words (the face is a picture): nothing to mismatch
+      h("span", { class: "sr-only" }, cardName(card) + (reason ? `. ${reason}` : "")),
       cardFace(card),
       h("span", { class: "keyhint", "aria-hidden": "true" }, String(i + 1)),
     );
   });
   replace(el, buttons);
+  fitHand(el);
   return cards;
+}
+
+const SPREAD = 0.06; // the gap between the cards of a hand with room to spare, as a share of a card
+const SUIT_GAP = 7; // the extra gap where a suit starts (px, as in the CSS)
+
+// Lay the hand out in the width it has: side by side with a small gap where the
+// cards fit, overlapping just enough where they do not (never more than the CSS says).
+export function fitHand(el) {
+  el.style.removeProperty("--ov");
+  const cards = el.querySelectorAll(".card");
+  const n = cards.length;
+  if (n < 2) return;
+  const width = cards[0].getBoundingClientRect().width;
+  if (!width) return;
+  const style = getComputedStyle(el);
+  const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 2;
+  const most = parseFloat(style.getPropertyValue("--ov")) || -0.44;
+  const breaks = el.querySelectorAll(".card.suit-start").length * SUIT_GAP;
+  const fit = (room - n * width - breaks) / ((n - 1) * width);
+  el.style.setProperty("--ov", Math.min(SPREAD, Math.max(most, fit)).toFixed(3));
 }
 
 // --------------------------------------------------------------------- result
@@ -364,10 +394,21 @@ export function resultInfo(obs) {
   };
 }
 
-export function renderResult(el, obs, viewer, actions) {
+export function renderResult(el, obs, viewer, actions, peek = false) {
   if (!obs || obs.phase !== "over" || game.hold !== "deal") {
     el.hidden = true;
+    el.classList.remove("peek");
     replace(el);
+    return;
+  }
+  el.hidden = false;
+  el.classList.toggle("peek", peek);
+  if (peek) {
+    // the result steps aside: the last trick (and the deal log) can be looked at
+    replace(
+      el,
+      h("div", { class: "result-peek" }, h("button", { type: "button", class: "primary", dataset: { testid: "result-back" }, onclick: () => actions.peek(false) }, t("result.back"))),
+    );
     return;
   }
   const info = resultInfo(obs);
@@ -437,20 +478,24 @@ export function renderResult(el, obs, viewer, actions) {
         obs.trump ? h("p", { class: "muted" }, t("result.trump_was", { suit: suitName(obs.trump) })) : null,
       )
     : null;
+  // Modern stops a deal once its result is settled: say after which trick
+  const early = (r === "made" || r === "failed") && obs.tricks.length > 0 && obs.tricks.length < 8;
+  const earlyNote = early ? h("p", { class: "result-note", dataset: { testid: "result-early" } }, t("result.early_end", { n: obs.tricks.length })) : null;
   const buttons = h("div", { class: "result-actions" });
   // a spectator watches: the next deal is the players' to ask for, the record theirs to take
   if (obs.winner === null && !game.spectator && !game.forfeit)
     buttons.append(h("button", { type: "button", class: "primary", dataset: { testid: "next-deal" }, onclick: actions.nextDeal }, t("ctl.next_deal")));
   buttons.append(h("button", { type: "button", class: obs.winner === null && !game.spectator ? "" : "primary", dataset: { testid: "result-new-game" }, onclick: actions.newGame }, t("ctl.new_game")));
+  if (obs.tricks.length) buttons.append(h("button", { type: "button", class: "quiet", dataset: { testid: "result-last-trick" }, onclick: () => actions.peek(true) }, t("result.last_trick")));
   const record = actions.recordUrl();
   if (record !== "#") buttons.append(h("a", { class: "button link", href: record, target: "_blank", rel: "noopener", download: "" }, t("ctl.record")));
-  el.hidden = false;
   replace(
     el,
     h(
       "div",
       { class: ["result-card", `tone-${tone}`], role: "dialog", "aria-modal": "false", "aria-labelledby": "result-title", dataset: { testid: "result", result: r } },
       h("h2", { id: "result-title" }, headline),
+      earlyNote,
       h("table", { class: "result-table" }, h("tbody", {}, rows)),
       scoreBox,
       hands,
