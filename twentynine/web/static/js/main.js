@@ -4,6 +4,7 @@
 import { cardName, installSprites } from "./cards.js";
 import { renderControls } from "./controls.js";
 import { $, h, replace } from "./dom.js";
+import { installGuide, offerGuide } from "./guide.js";
 import { installHintKeys, renderHint } from "./hint.js";
 import { buildHistory, isHistoryRoute, rememberGame } from "./history.js";
 import { loadCatalog, t, translatePage } from "./i18n.js";
@@ -119,6 +120,7 @@ function showSetup() {
     canCancel: () => !!game.setup,
   });
   show("setup");
+  offerGuide($("#setup"));
   $("#setup h1")?.focus?.();
 }
 
@@ -772,6 +774,7 @@ async function boot() {
     openHowTo,
   });
   installHintKeys();
+  installGuide({ onFinish: () => showSetup() });
   registerWorker();
   setInterval(() => {
     tickCountdowns();

@@ -3,6 +3,7 @@
 
 import { cardFace, RANKS } from "./cards.js";
 import { h, replace } from "./dom.js";
+import { openGuide } from "./guide.js";
 import { LANGUAGES, num, t } from "./i18n.js";
 import { settings, update } from "./settings.js";
 
@@ -115,6 +116,12 @@ export function openHowTo() {
   ];
   const body = [
     h("p", { class: "lead" }, t("howto.intro")),
+    h(
+      "section",
+      { class: "rules-section guide-link" },
+      h("p", {}, t("howto.guide_intro")),
+      h("button", { type: "button", class: "primary", dataset: { testid: "howto-guide" }, onclick: () => { document.getElementById("dlg-howto")?.close(); openGuide(); } }, t("howto.guide")),
+    ),
     ...["goal", "cards", "auction", "trump", "play", "pair", "score"].map((k) => h("section", { class: "rules-section" }, h("h2", {}, t(`howto.h_${k}`)), h("p", {}, t(`howto.${k}`)))),
     h("section", { class: "rules-section" }, h("h2", {}, t("howto.h_table")), h("p", {}, t("howto.table")), h("p", {}, t("howto.bots"))),
     h(
