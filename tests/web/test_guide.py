@@ -135,3 +135,18 @@ def test_how_to_play_opens_the_guide(page: Page) -> None:
     page.get_by_test_id("howto-guide").click()
     expect(page.locator("#dlg-howto")).to_be_hidden()
     expect(page.get_by_test_id("guide-say")).to_have_text(CATALOG["guide.intro"])
+
+
+def test_how_to_play_has_worked_examples_and_what_to_do_when_stuck(page: Page) -> None:
+    open_start(page)
+    page.click("[data-testid=btn-howto]")
+    examples = page.get_by_test_id("howto-examples")
+    expect(examples.locator("h2")).to_have_text(CATALOG["howto.h_examples"])
+    for key in ("trump", "follow", "count", "pair"):
+        expect(examples.locator(f"[data-example={key}]")).to_have_text(CATALOG[f"howto.ex_{key}"])
+        expect(examples).to_contain_text(CATALOG[f"howto.ex_{key}_title"])
+    expect(examples.locator("[data-example=count]")).to_contain_text("28")
+    stuck = page.get_by_test_id("howto-stuck")
+    expect(stuck.locator("h2")).to_have_text(CATALOG["howto.h_stuck"])
+    for key in ("trick", "card", "wait", "reconnect", "trump", "pair"):
+        expect(stuck.locator(f"[data-stuck={key}]")).to_have_text(CATALOG[f"howto.stuck_{key}"])

@@ -126,6 +126,18 @@ export function openHowTo() {
     h("section", { class: "rules-section" }, h("h2", {}, t("howto.h_table")), h("p", {}, t("howto.table")), h("p", {}, t("howto.bots"))),
     h(
       "section",
+      { class: "rules-section", dataset: { testid: "howto-examples" } },
+      h("h2", {}, t("howto.h_examples")),
+      ["trump", "follow", "count", "pair"].map((k) => [h("h3", {}, t(`howto.ex_${k}_title`)), h("p", { dataset: { example: k } }, t(`howto.ex_${k}`))]),
+    ),
+    h(
+      "section",
+      { class: "rules-section", dataset: { testid: "howto-stuck" } },
+      h("h2", {}, t("howto.h_stuck")),
+      h("ul", {}, ["trick", "card", "wait", "reconnect", "trump", "pair"].map((k) => h("li", { dataset: { stuck: k } }, t(`howto.stuck_${k}`)))),
+    ),
+    h(
+      "section",
       { class: "rules-section" },
       h("h2", {}, t("howto.h_keys")),
       h("table", { class: "keys-table" }, h("tbody", {}, keys.map(([k, d]) => h("tr", {}, h("th", { scope: "row" }, h("kbd", {}, k)), h("td", {}, t(d)))))),
