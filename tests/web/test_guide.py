@@ -8,6 +8,7 @@ move with the reason, and returns to the new game form at the end.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
@@ -150,3 +151,18 @@ def test_how_to_play_has_worked_examples_and_what_to_do_when_stuck(page: Page) -
     expect(stuck.locator("h2")).to_have_text(CATALOG["howto.h_stuck"])
     for key in ("trick", "card", "wait", "reconnect", "trump", "pair"):
         expect(stuck.locator(f"[data-stuck={key}]")).to_have_text(CATALOG[f"howto.stuck_{key}"])
+
+
+def test_the_guide_fits_a_phone_screen(page: Page, artifacts: Path) -> None:
+    page.set_viewport_size({"width": 360, "height": 740})
+    open_start(page)
+    page.screenshot(path=artifacts / "guide-offer-360x740.png")
+    page.get_by_test_id("guide-offer-start").click()
+    reveal = next(i for i, s in enumerate(STEPS) if s["say"] == "guide.reveal")
+    walk(page, until=reveal)
+    page.screenshot(path=artifacts / "guide-reveal-360x740.png")
+    overflow = page.evaluate(
+        "(() => { const b = document.querySelector('#dlg-guide .page-body');"
+        " return b.scrollWidth - b.clientWidth; })()"
+    )
+    assert overflow <= 0, f"the guide is {overflow}px wider than its page"
