@@ -195,3 +195,13 @@ def test_a_seat_without_a_decision_gets_no_hint() -> None:
         hint_for(observe_deal(state, (state.to_act + 1) % 4))
     with pytest.raises(HintError):
         hint_for(observe_deal(deal, 0))  # the deal is over
+
+
+def test_hint_benchmark_runs_on_a_tiny_input(capsys: pytest.CaptureFixture[str]) -> None:
+    from twentynine.cli.main import main
+
+    status = main(["bench", "hint", "--deals", "1", "--worlds", "4", "--profile", "pagat"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "card decisions" in out and "every card (cpu)" in out
+    assert "first trick (wall)" in out  # the first trick is part of what is timed

@@ -4,6 +4,7 @@
 import { cardName, installSprites } from "./cards.js";
 import { renderControls } from "./controls.js";
 import { $, h, replace } from "./dom.js";
+import { installGuide, offerGuide } from "./guide.js";
 import { installHintKeys, renderHint } from "./hint.js";
 import { buildHistory, isHistoryRoute, rememberGame } from "./history.js";
 import { loadCatalog, t, translatePage } from "./i18n.js";
@@ -133,6 +134,7 @@ function showSetup() {
   formEngine = where;
   formTouched = false;
   show("setup");
+  offerGuide($("#setup"));
   $("#setup h1")?.focus?.();
   if (engineWhere === "browser") checkServer();
 }
@@ -853,6 +855,7 @@ async function boot() {
     openHowTo,
   });
   installHintKeys();
+  installGuide({ onFinish: () => showSetup() });
   registerWorker();
   setInterval(() => {
     tickCountdowns();

@@ -3,6 +3,7 @@
 
 import { cardFace, RANKS } from "./cards.js";
 import { h, replace } from "./dom.js";
+import { openGuide } from "./guide.js";
 import { LANGUAGES, num, t } from "./i18n.js";
 import { settings, update } from "./settings.js";
 
@@ -115,8 +116,26 @@ export function openHowTo() {
   ];
   const body = [
     h("p", { class: "lead" }, t("howto.intro")),
+    h(
+      "section",
+      { class: "rules-section guide-link" },
+      h("p", {}, t("howto.guide_intro")),
+      h("button", { type: "button", class: "primary", dataset: { testid: "howto-guide" }, onclick: () => { document.getElementById("dlg-howto")?.close(); openGuide(); } }, t("howto.guide")),
+    ),
     ...["goal", "cards", "auction", "trump", "play", "pair", "score"].map((k) => h("section", { class: "rules-section" }, h("h2", {}, t(`howto.h_${k}`)), h("p", {}, t(`howto.${k}`)))),
     h("section", { class: "rules-section" }, h("h2", {}, t("howto.h_table")), h("p", {}, t("howto.table")), h("p", {}, t("howto.bots"))),
+    h(
+      "section",
+      { class: "rules-section", dataset: { testid: "howto-examples" } },
+      h("h2", {}, t("howto.h_examples")),
+      ["trump", "follow", "count", "pair"].map((k) => [h("h3", {}, t(`howto.ex_${k}_title`)), h("p", { dataset: { example: k } }, t(`howto.ex_${k}`))]),
+    ),
+    h(
+      "section",
+      { class: "rules-section", dataset: { testid: "howto-stuck" } },
+      h("h2", {}, t("howto.h_stuck")),
+      h("ul", {}, ["trick", "card", "wait", "reconnect", "trump", "pair"].map((k) => h("li", { dataset: { stuck: k } }, t(`howto.stuck_${k}`)))),
+    ),
     h(
       "section",
       { class: "rules-section" },
