@@ -36,11 +36,20 @@ export function seatName(seat) {
   return t(`seat.${SEAT_KEYS[seat]}`);
 }
 
+// A bot's name in the page's language: the characters' names are in the
+// catalog ("রাজু", "राजू"); a contest bot keeps the name it was given.
+export function botName(info) {
+  const id = info?.character;
+  if (id && has(`botname.${id}`)) return t(`botname.${id}`);
+  if (!id && info?.name === "contest bot") return t("botname.contest"); // the server's default
+  return info?.name || "";
+}
+
 // The name of whoever sits at a seat, as the viewer should read it.
 export function playerName(seat, viewer) {
   const info = game.setup?.seats?.[seat];
   if (!info) return seatName(seat);
-  if (info.kind === "bot") return info.name;
+  if (info.kind === "bot") return botName(info);
   if (!hotSeat() && seat === viewer) return t("player.you");
   return info.name || seatName(seat);
 }
