@@ -29,6 +29,7 @@ NATIVE = {"en": "latn", "bn": "beng", "hi": "deva", "ne": "deva"}
 # messages made only of placeholders and signs.
 SAME_AS_ENGLISH = {
     "meta.dir",
+    "meta.digits",
     "lang.en",
     "lang.bn",
     "lang.hi",
