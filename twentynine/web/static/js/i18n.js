@@ -75,7 +75,10 @@ export async function loadCatalog(code = "en", digitChoice = "auto") {
 // Change the digits without reloading the catalog ("auto", "native" or "latn").
 export function setDigits(choice = "auto") {
   digits = digitsFor(choice);
-  numbers = new Intl.NumberFormat(locale(), { useGrouping: false });
+  // a browser without the language's number data (Chromium and Nepali) would
+  // drop the digits asked for: English data with the same digits writes them
+  const base = Intl.NumberFormat.supportedLocalesOf([lang]).length ? lang : "en";
+  numbers = new Intl.NumberFormat(`${base}-u-nu-${digits}`, { useGrouping: false });
   const zero = { beng: 0x09e6, deva: 0x0966 }[nativeDigits()];
   toLatin = digits === "latn" && zero ? new RegExp(`[${String.fromCharCode(zero)}-${String.fromCharCode(zero + 9)}]`, "g") : null;
 }
@@ -113,6 +116,26 @@ export function t(key, params = {}) {
 
 export function num(n) {
   return numbers.format(n);
+}
+
+// A date and time in the language. A browser may lack the language's names of
+// months (Chromium has none for Nepali): then the date is written in figures,
+// year first, in the language's digits (२०२६-१२-०१ २३:१९), never in English.
+export function formatDate(date) {
+  const d = date instanceof Date ? date : new Date(date);
+  if (Number.isNaN(d.getTime())) return "";
+  if (Intl.DateTimeFormat.supportedLocalesOf([lang]).length)
+    return new Intl.DateTimeFormat(locale(), { dateStyle: "medium", timeStyle: "short" }).format(d);
+  const parts = new Intl.DateTimeFormat(`en-CA-u-nu-${digits}`, {
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).formatToParts(d);
+  const part = (type) => parts.find((p) => p.type === type)?.value || "";
+  return `${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")}`;
 }
 
 // Apply the catalog to static markup: data-i18n (text), data-i18n-aria, data-i18n-title.

@@ -2,7 +2,7 @@
 // change of language or digits does: load the catalog, remember the choice,
 // and let the page redraw what it shows without a reload.
 
-import { h } from "./dom.js";
+import { h, s } from "./dom.js";
 import { LANGUAGES, language, loadCatalog, nativeDigits, preferredLanguage, setDigits, t } from "./i18n.js";
 import { settings, update } from "./settings.js";
 
@@ -37,7 +37,7 @@ export function languageSelect(id, onChanged) {
 // language that has digits of its own).
 export function digitsSelect(id, onChanged) {
   if (nativeDigits() === "latn") return null;
-  const sample = (nu) => new Intl.NumberFormat(`${language()}-u-nu-${nu}`, { useGrouping: false }).format(29);
+  const sample = (nu) => new Intl.NumberFormat(`en-u-nu-${nu}`, { useGrouping: false }).format(29);
   const usual = t("meta.digits");
   const other = usual === "latn" ? ["native", t("settings.digits_native", { sample: sample(nativeDigits()) })] : ["latn", t("settings.digits_latin", { sample: sample("latn") })];
   const choices = [["auto", t("settings.digits_auto", { sample: sample(usual) })], other];
@@ -56,6 +56,16 @@ export function digitsSelect(id, onChanged) {
   );
 }
 
+// A globe drawn as the top bar's icons are (an emoji may have no font here).
+function globe() {
+  return s(
+    "svg",
+    { class: "icon lang-globe", viewBox: "0 0 24 24", "aria-hidden": "true", focusable: "false" },
+    s("circle", { cx: 12, cy: 12, r: 9, fill: "none", stroke: "currentColor", "stroke-width": 1.8 }),
+    s("path", { d: "M3 12h18M12 3c2.6 2.6 3.8 5.6 3.8 9s-1.2 6.4-3.8 9c-2.6-2.6-3.8-5.6-3.8-9S9.4 5.6 12 3z", fill: "none", stroke: "currentColor", "stroke-width": 1.8 }),
+  );
+}
+
 // The small picker shown above the new-game form, so a player who cannot read
 // the first screen can change it at once.
 export function languageBar(onChanged) {
@@ -63,7 +73,7 @@ export function languageBar(onChanged) {
   return h(
     "div",
     { class: "lang-bar", lang: language() },
-    h("label", { for: id }, h("span", { class: "lang-globe", "aria-hidden": "true" }, "🌐"), " ", t("settings.language")),
+    h("label", { for: id }, globe(), t("settings.language")),
     languageSelect(id, onChanged),
   );
 }
