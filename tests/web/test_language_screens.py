@@ -6,7 +6,7 @@ how to play, the settings, the history and the score sheet, and on each
 compares every visible text (and every accessible name) with the English
 catalog: no English sentence or word from ``en.json`` may show, only proper
 names, digits and card symbols. Screenshots of every screen in every
-language go to ``artifacts/languages/``.
+language go to ``artifacts/languages/`` (the replay and the room's lobby too).
 """
 
 from __future__ import annotations
@@ -148,6 +148,9 @@ def leaks(texts: list[str]) -> list[str]:
     for text in texts:
         if text in AUTONYMS:
             continue
+        text = re.sub(
+            r"https?://\S+|\b[0-9A-Z]{4}-[0-9A-Z]{4}\b", "", text
+        )  # a room's link and code
         match = FRAGMENT.search(text)
         fragment = match.group(0) if match else None
         words = [w for w in re.findall(r"[A-Za-z]{3,}", text) if w not in ALLOWED_WORDS]
@@ -157,11 +160,13 @@ def leaks(texts: list[str]) -> list[str]:
 
 
 # Latin digits a Bengali or Nepali screen keeps: card indices as printed on
-# the cards (8♥, "J 9 A 10 K Q 8 7"), and the score sheet's file format.
+# the cards (8♥, "J 9 A 10 K Q 8 7"), the score sheet's file format, and a
+# room's code and link (typed and sent as they are).
 PRINTED = re.compile(
     r"(?:10|[2-9JQKA])[♠♥♦♣]"
     r"|(?:[JQKA]|10|[789])(?:[ ,]+(?:[JQKA]|10|[789])){3,}"
     r"|29-scoresheet/1"
+    r"|https?://\S+|\b[0-9A-Z]{4}-[0-9A-Z]{4}\b"  # a room's link and code
 )
 
 
@@ -260,6 +265,9 @@ def test_every_screen_speaks_the_language_with_nothing_cut_off(
     page.wait_for_function("() => !document.querySelector('#screen-history [aria-busy=true]')")
     page.wait_for_timeout(300)
     check_screen(page, lang, "history", shots, size)
+    page.click("[data-testid=history-replay]")
+    page.wait_for_selector("[data-testid=replay-trick]")
+    check_screen(page, lang, "replay", shots, size)
 
     page.goto(page.base_url + "/#score")  # type: ignore[attr-defined]
     page.wait_for_selector("[data-testid=score-form]")
@@ -270,6 +278,13 @@ def test_every_screen_speaks_the_language_with_nothing_cut_off(
     page.click("[data-testid=score-add]")
     expect(page.locator("[data-testid=score-table] tbody tr")).to_have_count(1)
     check_screen(page, lang, "score", shots, size)
+
+    page.goto(page.base_url + "/")  # type: ignore[attr-defined]
+    page.click("[data-testid=btn-new]")
+    page.check("[data-testid=where-room]")
+    page.click("[data-testid=start-game]")
+    page.wait_for_selector("body[data-screen=room]")
+    check_screen(page, lang, "room", shots, size)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -348,6 +363,7 @@ def test_the_first_visit_speaks_the_browsers_language(
 
 def test_a_server_refusal_is_worded_in_the_language(page: Page) -> None:
     page.goto(page.base_url + "/#room/ZZZZ-ZZZZ")  # type: ignore[attr-defined]
+    page.wait_for_function("() => window.twentynine && window.twentynine.setSettings")
     page.evaluate("window.twentynine.setSettings({lang: 'bn'})")
     page.wait_for_function("document.documentElement.lang === 'bn'")
     page.evaluate("location.hash = '#room/YYYY-YYYY'")

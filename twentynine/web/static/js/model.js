@@ -45,13 +45,21 @@ export function botName(info) {
   return info?.name || "";
 }
 
+// The server names a person who gave no name after the seat or the host, in
+// English ("South", "Host"): such a name is no name, and the page says the
+// seat in its own language instead.
+const DEFAULT_NAMES = new Set(["Host", "South", "West", "North", "East"]);
+export function givenName(name) {
+  return name && !DEFAULT_NAMES.has(name) ? name : "";
+}
+
 // The name of whoever sits at a seat, as the viewer should read it.
 export function playerName(seat, viewer) {
   const info = game.setup?.seats?.[seat];
   if (!info) return seatName(seat);
   if (info.kind === "bot") return botName(info);
   if (!hotSeat() && seat === viewer) return t("player.you");
-  return info.name || seatName(seat);
+  return givenName(info.name) || seatName(seat);
 }
 
 // Subject of a sentence: "You" for the viewer in a one-person game, else the name.

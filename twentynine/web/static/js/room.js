@@ -6,7 +6,7 @@
 
 import { h, replace } from "./dom.js";
 import { t } from "./i18n.js";
-import { botName, SEAT_KEYS, game } from "./model.js";
+import { botName, givenName, SEAT_KEYS, game } from "./model.js";
 
 const TOKENS = "twentynine.rooms"; // code -> this browser's seat token
 const NAME = "twentynine.name";
@@ -113,7 +113,7 @@ export function renderLobby(root, room, meta, { send, onLeave, onError }) {
       who = h(
         "span",
         {},
-        h("b", {}, s.name || seatTitle(i)),
+        h("b", {}, givenName(s.name) || seatTitle(i)),
         mine ? ` ${t("room.you")}` : "",
         s.host ? h("span", { class: "badge" }, t("room.host")) : null,
         s.here ? null : h("span", { class: "badge badge-away" }, t("room.not_here")),
