@@ -191,3 +191,28 @@ def test_every_reason_the_server_names_has_a_sentence() -> None:
         assert not missing, (code, missing)
     unused = sorted(k for k in EN if k.startswith("error.reason.") and k[13:] not in reasons)
     assert not unused, unused
+
+
+def test_every_bot_character_has_a_name_in_every_catalog() -> None:
+    # the server sends a bot's English name; the page shows the catalog's
+    from twentynine.bots.characters import CHARACTERS
+
+    for code in ("en", *LANGUAGES):
+        catalog = load(code)
+        for c in CHARACTERS:
+            assert f"botname.{c.id}" in catalog, (code, c.id)
+            assert f"character.{c.id}" in catalog, (code, c.id)
+    # a contest bot without a name gets the server's English default, which
+    # the page knows (model.js) and words from botname.contest
+    from twentynine.server.setup import SeatSetup
+
+    default = SeatSetup(1, url="http://127.0.0.1:9").public()["name"]
+    model = (I18N.parent / "js" / "model.js").read_text(encoding="utf-8")
+    assert f'info?.name === "{default}"' in model
+    # so do the names the server gives people who gave none (the seat, the host)
+    from twentynine.server.setup import SEAT_NAMES
+
+    defaults = re.search(r"DEFAULT_NAMES = new Set\((\[.*?\])\)", model)
+    assert defaults is not None
+    assert set(json.loads(defaults.group(1))) == {*SEAT_NAMES, "Host"}
+    assert 'clean_name(body.get("name"), "Host")' in (SERVER / "lobby.py").read_text()
