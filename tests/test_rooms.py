@@ -236,6 +236,28 @@ def test_bad_room_setups_are_refused(client: TestClient) -> None:
     assert client.app.state.lobby.rooms == {}  # type: ignore[attr-defined]
 
 
+def test_room_errors_name_their_reason_for_the_players_language(client: TestClient) -> None:
+    # the browser words these itself (error.reason.* in every catalog): the
+    # seat is a number, the open seats a list of numbers, never English words
+    host, room = new_room(client)
+    _stranger, missing = join(client, "ZZZZ-ZZZZ")
+    assert (missing["reason"], missing["params"]) == ("room_unknown", {})
+    guest, _ = join(client, room["code"])
+    send(guest, type="sit", id="s0", seat=0, name="Ravi")
+    taken = answer(guest, "s0")
+    assert (taken["reason"], taken["params"]) == ("seat_taken", {"seat": 0})
+    send(guest, type="start", id="go")
+    assert answer(guest, "go")["reason"] == "host_only"
+    send(host, type="start", id="go")
+    assert answer(host, "go")["params"] == {"seats": [1, 2, 3]}
+    send(host, type="seat_bot", id="b3", seat=0, bot="dada")
+    assert answer(host, "b3")["reason"] == "host_seat"
+    send(guest, type="act", id="a1", action={"seat": 2, "bid": 16})
+    assert answer(guest, "a1")["reason"] == "not_started"
+    send(guest, type="sit", id="s9", seat=7)
+    assert "reason" not in answer(guest, "s9")  # a malformed message has only its code
+
+
 def test_a_full_room_says_so_and_the_visitor_watches(client: TestClient) -> None:
     host, room = new_room(client)
     for seat, bot in ((1, "tara"), (2, "meera"), (3, "pip")):
@@ -246,6 +268,7 @@ def test_a_full_room_says_so_and_the_visitor_watches(client: TestClient) -> None
     send(late, type="sit", id="s1", seat=3)
     full = answer(late, "s1")
     assert full["code"] == "full" and "watch" in full["message"]
+    assert full["reason"] == "room_full"
 
 
 def test_the_host_swaps_seats_and_opens_them_again(client: TestClient) -> None:

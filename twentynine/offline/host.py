@@ -110,7 +110,7 @@ class LocalHost:
             conn.session = await self.lobby.dispatch(conn, conn.session, msg)
         except P.ProtocolError as e:
             version = conn.session.version if conn.session is not None else 0
-            await conn.send(P.error(e.code, str(e), e.ident or ident, version))
+            await conn.send(P.error(e.code, str(e), e.ident or ident, version, e.reason, e.params))
         except Exception:  # a bug must not end the connection
             log.exception("error handling a message")
             version = conn.session.version if conn.session is not None else 0

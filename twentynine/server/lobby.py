@@ -248,7 +248,10 @@ class Lobby:
         if current is None:
             if self._room_of(conn) is not None:
                 raise P.ProtocolError(
-                    P.NO_GAME, "the game has not started: the host starts it", msg.id
+                    P.NO_GAME,
+                    "the game has not started: the host starts it",
+                    msg.id,
+                    "not_started",
                 )
             raise P.ProtocolError(P.NO_GAME, "no game yet: send 'create' or 'join' first", msg.id)
         await current.handle(conn, msg)
@@ -273,7 +276,9 @@ class Lobby:
             except SetupError as e:
                 raise P.ProtocolError(P.BAD_SETUP, str(e), msg.id) from None
             if not self.config.url_bots and any(s.url for s in setup.seats):
-                raise P.ProtocolError(P.BAD_SETUP, "this server does not seat bots by URL", msg.id)
+                raise P.ProtocolError(
+                    P.BAD_SETUP, "this server does not seat bots by URL", msg.id, "no_url_bots"
+                )
             try:
                 session = self.create(setup, PACES[pace_name])
             except GameError as e:
@@ -355,14 +360,20 @@ class Lobby:
         tries = self.failed_codes.get(conn, 0)
         if tries >= FAILED_CODES_ALLOWED:
             raise P.ProtocolError(
-                P.FORBIDDEN, "too many unknown room codes from this connection", ident
+                P.FORBIDDEN,
+                "too many unknown room codes from this connection",
+                ident,
+                "room_codes",
             )
         code = normal_code(raw)
         room = self.rooms.get(code) if code else None
         if room is None:
             self.failed_codes[conn] = tries + 1
             raise P.ProtocolError(
-                P.NOT_FOUND, "no room with this code: check the code or the link", ident
+                P.NOT_FOUND,
+                "no room with this code: check the code or the link",
+                ident,
+                "room_unknown",
             )
         return room
 
@@ -374,7 +385,9 @@ class Lobby:
             if len(self.rooms) >= self.config.max_rooms:
                 self._sweep_rooms()
             if len(self.rooms) >= self.config.max_rooms:
-                raise P.ProtocolError(P.UNAVAILABLE, "the server has too many rooms", msg.id)
+                raise P.ProtocolError(
+                    P.UNAVAILABLE, "the server has too many rooms", msg.id, "rooms_full"
+                )
             mine = self.created.setdefault(conn, {})
             if msg.id in mine and mine[msg.id] in self.rooms:
                 room = self.rooms[mine[msg.id]]
@@ -387,7 +400,7 @@ class Lobby:
                 except SetupError as e:
                     raise P.ProtocolError(P.BAD_SETUP, str(e), msg.id) from None
                 except RoomError as e:
-                    raise P.ProtocolError(e.code, str(e), msg.id) from None
+                    raise P.ProtocolError(e.code, str(e), msg.id, e.reason, e.params) from None
                 while room.code in self.rooms:  # 40 bits: all but impossible
                     room = make_room(body["setup"], token, name)
                 self._save_room_or_fail(room, msg.id)
@@ -409,7 +422,9 @@ class Lobby:
             return await self._enter_room(conn, current, room, digest, msg, None)
         here = self._room_of(conn)
         if here is None:
-            raise P.ProtocolError(P.NO_GAME, "enter a room first (its code or link)", msg.id)
+            raise P.ProtocolError(
+                P.NO_GAME, "enter a room first (its code or link)", msg.id, "room_first"
+            )
         room = here
         clients = self.room_clients[room.code]
         digest = clients[conn]
@@ -431,7 +446,7 @@ class Lobby:
             elif msg.type == "start":
                 return await self._start_room(conn, room, digest, msg)
         except RoomError as e:
-            raise P.ProtocolError(e.code, str(e), msg.id) from None
+            raise P.ProtocolError(e.code, str(e), msg.id, e.reason, e.params) from None
         self._save_room_or_fail(room, msg.id)
         await self._room_reply(conn, room, digest, msg.id, new_token)
         return current
@@ -468,7 +483,9 @@ class Lobby:
         assert room.game is not None
         session = self.sessions.get(room.game) or self._recall(room.game)
         if session is None:
-            raise P.ProtocolError(P.NOT_FOUND, "this room's game is over or gone", ident)
+            raise P.ProtocolError(
+                P.NOT_FOUND, "this room's game is over or gone", ident, "room_gone"
+            )
         return session
 
     async def _enter_room(

@@ -133,12 +133,26 @@ _OPTIONAL = {
 
 
 class ProtocolError(ValueError):
-    """A message that cannot be honoured; ``code`` is for programs, the message for people."""
+    """A message that cannot be honoured; ``code`` is for programs, the message for people.
 
-    def __init__(self, code: str, message: str, ident: str | None = None) -> None:
+    ``reason`` and ``params`` name the case more closely than the code, for a
+    client that words it in its player's language (the browser's catalog
+    has ``error.reason.<reason>``); the message itself is English.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        ident: str | None = None,
+        reason: str | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.ident = ident
+        self.reason = reason
+        self.params = params or {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,8 +215,21 @@ def parse_message(text: str | bytes | None) -> Message:
     return Message(kind, ident, body)
 
 
-def error(code: str, message: str, ident: str | None, version: int) -> dict[str, Any]:
-    return {"type": "error", "v": version, "id": ident, "code": code, "message": message}
+def error(
+    code: str,
+    message: str,
+    ident: str | None,
+    version: int,
+    reason: str | None = None,
+    params: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """An error message; ``reason`` and ``params`` only when the case has a name."""
+    out: dict[str, Any] = {"type": "error", "v": version, "id": ident, "code": code}
+    out["message"] = message
+    if reason is not None:
+        out["reason"] = reason
+        out["params"] = params or {}
+    return out
 
 
 def welcome() -> dict[str, Any]:

@@ -56,11 +56,24 @@ def normal_code(text: str) -> str | None:
 
 
 class RoomError(ValueError):
-    """A room request that cannot be honoured; the message says why, for people."""
+    """A room request that cannot be honoured; the message says why, for people.
 
-    def __init__(self, code: str, message: str) -> None:
+    ``reason`` (with ``params``) names the case for a client that says it in
+    the player's language (its catalog's ``error.reason.*``); the English
+    message stays for logs and programs.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        reason: str | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.reason = reason
+        self.params = params or {}
 
 
 def clean_name(raw: Any, fallback: str) -> str:
@@ -240,8 +253,15 @@ class Room:
             return
         if self.slots[seat].kind != OPEN:
             if self.full and mine is None:
-                raise RoomError("full", "the room is full: every seat is taken (you can watch)")
-            raise RoomError("taken", f"{SEAT_NAMES[seat]} is taken; pick an open seat")
+                raise RoomError(
+                    "full", "the room is full: every seat is taken (you can watch)", "room_full"
+                )
+            raise RoomError(
+                "taken",
+                f"{SEAT_NAMES[seat]} is taken; pick an open seat",
+                "seat_taken",
+                {"seat": seat},
+            )
         if mine is not None:
             self.slots[mine] = Slot()
         self.slots[seat] = Slot(HUMAN, token_hash, name)
@@ -260,14 +280,18 @@ class Room:
         self._host_only(by)
         _check_seat(seat)
         if self.slots[seat].kind == HUMAN and self.is_host(self.slots[seat].token_hash):
-            raise RoomError("forbidden", "the host's own seat cannot be given away")
+            raise RoomError("forbidden", "the host's own seat cannot be given away", "host_seat")
         if bot == "":
             self.slots[seat] = Slot()
         elif bot.startswith(("http://", "https://")):
             if not url_bots:
-                raise RoomError("forbidden", "this server does not seat bots by URL")
+                raise RoomError("forbidden", "this server does not seat bots by URL", "no_url_bots")
             if self.setup.get("profile") != "bhoos":
-                raise RoomError("bad_setup", "a contest bot by URL plays the 'bhoos' profile only")
+                raise RoomError(
+                    "bad_setup",
+                    "a contest bot by URL plays the 'bhoos' profile only",
+                    "url_bot_profile",
+                )
             from ..services.protocols.bhoos.adapter import parse_spec
             from ..services.protocols.bhoos.notation import check_rules
 
@@ -297,8 +321,14 @@ class Room:
         self._before_start()
         self._host_only(by)
         if not self.full:
-            open_seats = [SEAT_NAMES[i] for i, s in enumerate(self.slots) if s.kind == OPEN]
-            raise RoomError("not_ready", f"fill every seat first (open: {', '.join(open_seats)})")
+            open_seats = [i for i, s in enumerate(self.slots) if s.kind == OPEN]
+            names = ", ".join(SEAT_NAMES[i] for i in open_seats)
+            raise RoomError(
+                "not_ready",
+                f"fill every seat first (open: {names})",
+                "seats_open",
+                {"seats": open_seats},
+            )
         seats: list[dict[str, Any]] = []
         for slot in self.slots:
             if slot.kind == HUMAN:
@@ -313,11 +343,13 @@ class Room:
 
     def _before_start(self) -> None:
         if self.game is not None:
-            raise RoomError("started", "the game has started: seats can no longer change")
+            raise RoomError(
+                "started", "the game has started: seats can no longer change", "room_started"
+            )
 
     def _host_only(self, by: str) -> None:
         if not self.is_host(by):
-            raise RoomError("forbidden", "only the host can do that")
+            raise RoomError("forbidden", "only the host can do that", "host_only")
 
     # ------------------------------------------------------------ storage
     def to_json(self) -> dict[str, Any]:

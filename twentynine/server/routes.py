@@ -59,7 +59,9 @@ async def game_socket(ws: WebSocket) -> None:
                 session = await lobby.dispatch(conn, session, msg)
             except P.ProtocolError as e:
                 version = session.version if session is not None else 0
-                await conn.send(P.error(e.code, str(e), e.ident or ident, version))
+                await conn.send(
+                    P.error(e.code, str(e), e.ident or ident, version, e.reason, e.params)
+                )
             except Exception:  # a bug must not end the connection, nor the server
                 log.exception("error handling a message")
                 version = session.version if session is not None else 0

@@ -430,12 +430,15 @@ class GameSession:
             try:
                 if not seating.seats and msg.type != "configure":
                     raise P.ProtocolError(
-                        P.FORBIDDEN, "spectators watch: take a seat to play", msg.id
+                        P.FORBIDDEN,
+                        "spectators watch: take a seat to play",
+                        msg.id,
+                        "spectator",
                     )
                 await self._handle_change(seating, msg)
                 reply = {"type": "ack", "v": self.version, "id": msg.id}
             except P.ProtocolError as e:
-                reply = P.error(e.code, str(e), msg.id, self.version)
+                reply = P.error(e.code, str(e), msg.id, self.version, e.reason, e.params)
             except IllegalAction as e:
                 reply = P.error(P.ILLEGAL, str(e), msg.id, self.version)
             except GameError as e:
@@ -447,7 +450,9 @@ class GameSession:
     async def _handle_change(self, seating: Seating, msg: P.Message) -> None:
         game = self.game
         if msg.type in ("act", "next_deal", "undo") and self.forfeit is not None:
-            raise GameError("the game is over: it was forfeited")
+            raise P.ProtocolError(
+                P.UNAVAILABLE, "the game is over: it was forfeited", msg.id, "forfeited"
+            )
         if msg.type == "act":
             action = _read_action(msg)
             if action.seat not in seating.seats:

@@ -3,7 +3,7 @@
 // theme are a matter of CSS variables.
 
 import { s } from "./dom.js";
-import { t } from "./i18n.js";
+import { num, t } from "./i18n.js";
 
 export const SUITS = ["S", "H", "D", "C"];
 export const RANKS = ["J", "9", "A", "T", "K", "Q", "8", "7"]; // high to low in every suit
@@ -27,13 +27,18 @@ export function strength(card) {
   return 7 - RANKS.indexOf(rankOf(card));
 }
 
-// "Jack of spades, 3 points" (from the catalog).
+// "Jack of spades, 3 points": each of the 32 names is a message of its own
+// ("card.jack_spades"), since languages join rank and suit differently
+// (Hindi "पान की बेगम" but "पान का गुलाम", Bengali "ইস্কাপনের গোলাম").
 export function cardName(card) {
-  const rank = t(`rank.${RANK_WORD[rankOf(card)]}`);
-  const suit = t(`suit.${SUIT_WORD[suitOf(card)]}`);
+  const name = t(`card.${RANK_WORD[rankOf(card)]}_${SUIT_WORD[suitOf(card)]}`);
   const pts = pointsOf(card);
-  const name = t("card.name", { rank, suit });
   return pts ? t("card.name_points", { name, count: pts }) : name;
+}
+
+// The rank as players call it ("Jack", "গোলাম", "गुलाम").
+export function rankName(rank) {
+  return t(`rank.${RANK_WORD[rank]}`);
 }
 
 export function suitName(suit) {
@@ -177,7 +182,7 @@ export function cardFace(card) {
         "g",
         { class: "badge" },
         s("rect", { x: 8, y: 104, width: 38, height: 30, rx: 15 }),
-        s("text", { x: 27, y: 126, "text-anchor": "middle" }, String(pts)),
+        s("text", { x: 27, y: 126, "text-anchor": "middle" }, num(pts)),
       ),
     );
   }

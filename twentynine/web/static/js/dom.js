@@ -1,4 +1,7 @@
 // Tiny DOM helpers: build elements without innerHTML (no text is ever parsed as markup).
+// A number given as a child is written in the language's digits.
+
+import { num } from "./i18n.js";
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -34,7 +37,7 @@ function setAttrs(el, attrs) {
 export function append(el, children) {
   for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    el.append(c instanceof Node ? c : document.createTextNode(typeof c === "number" ? num(c) : String(c)));
   }
   return el;
 }

@@ -6,7 +6,7 @@
 // says so and offers to try again.
 
 import { h, replace } from "./dom.js";
-import { num, t } from "./i18n.js";
+import { formatDate, num, t } from "./i18n.js";
 import { teamName } from "./model.js";
 import { buildReplay } from "./replay.js";
 import { dealOutcome, lengthText, sitterName } from "./summary.js";
@@ -82,11 +82,7 @@ function signed(n) {
 function when(seconds, fallbackMs) {
   const ms = typeof seconds === "number" ? seconds * 1000 : fallbackMs;
   if (typeof ms !== "number") return "";
-  try {
-    return new Intl.DateTimeFormat(document.documentElement.lang || undefined, { dateStyle: "medium", timeStyle: "short" }).format(new Date(ms));
-  } catch {
-    return new Date(ms).toLocaleString();
-  }
+  return formatDate(new Date(ms));
 }
 
 function playersLine(g, mine) {

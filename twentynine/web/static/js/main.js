@@ -7,7 +7,8 @@ import { $, h, replace } from "./dom.js";
 import { installGuide, offerGuide } from "./guide.js";
 import { installHintKeys, renderHint } from "./hint.js";
 import { buildHistory, isHistoryRoute, rememberGame } from "./history.js";
-import { loadCatalog, t, translatePage } from "./i18n.js";
+import { has, language, locale, t, translatePage } from "./i18n.js";
+import { applyLanguage, languageBar } from "./language.js";
 import { installKeys } from "./keys.js";
 import { describe, game, groupLegal, hotSeat, myTurn, playerName, seatName, whyNot } from "./model.js";
 import { Net } from "./net.js";
@@ -95,12 +96,26 @@ function announce(lines) {
   }
 }
 
+// What the server refused, in the page's language: the reason when the server
+// names one (error.reason.*), else the code's sentence. The server's own detail
+// is English, so it is added only to the English page.
 function errorText(err) {
   if (!err) return t("error.unknown");
+  const english = language() === "en";
+  if (err.reason && has(`error.reason.${err.reason}`)) return t(`error.reason.${err.reason}`, reasonParams(err.params));
   const key = `error.${err.code}`;
-  const known = t(key);
-  if (known === key) return err.message || t("error.unknown");
-  return err.message ? `${known} ${err.message}` : known;
+  if (!has(key)) return english && err.message ? err.message : t("error.unknown");
+  const text = t(key);
+  if (!text) return ""; // a request dropped on leaving a game says nothing
+  if (err.message && !english) console.info("server:", err.message);
+  return english && err.message ? t("error.detail", { text, detail: err.message }) : text;
+}
+
+function reasonParams(params) {
+  const out = { ...(params || {}) };
+  if (typeof out.seat === "number") out.seat = seatName(out.seat);
+  if (Array.isArray(out.seats)) out.seats = new Intl.ListFormat(locale(), { type: "unit" }).format(out.seats.map(seatName));
+  return out;
 }
 
 // ------------------------------------------------------------------ screens
@@ -115,11 +130,16 @@ function show(screen) {
   document.body.dataset.screen = screen;
 }
 
-function showSetup() {
+function showSetup({ keepDraft = false } = {}) {
   if (!meta) return;
   const where = offline.engineFor(serverState());
   const bots = offline.defaultBots(meta, where);
+  $("#lang-bar")?.remove();
+  const bar = languageBar(relocalize);
+  bar.id = "lang-bar";
+  $("#setup").before(bar);
   buildSetup($("#setup"), { ...meta, default_bots: bots }, {
+    keepDraft,
     extra: offline.engineChoice(serverState()),
     onStart: startGame,
     onCreateRoom: createRoom,
@@ -766,6 +786,40 @@ async function loadMeta() {
   }
 }
 
+// ------------------------------------------------------------------ language
+
+function openSettingsPage() {
+  return openSettings({
+    onChange: (key) => {
+      if (key === "lang" || key === "digits") {
+        relocalize();
+        openSettingsPage(); // the page itself in the new words
+        $(`#set-${key}`)?.focus();
+        return;
+      }
+      if (key === "autoPair" && game.setup && !hotSeat()) net.request("configure", { auto_pair: settings().autoPair }).catch(() => {});
+      render();
+    },
+    install: installSection,
+  });
+}
+
+// The catalog (or the digits) changed: redraw every word on show, in place.
+function relocalize() {
+  document.title = t("app.title");
+  translatePage();
+  onStatus(ui.connection);
+  offline.showBadge(engineWhere);
+  if (ui.screen === "setup") {
+    showSetup({ keepDraft: true });
+    $("#first-lang")?.focus();
+  } else if (ui.screen === "score") showScorer();
+  else if (ui.screen === "history") showHistory();
+  else if (ui.screen === "room" && game.room) showRoom(game.room);
+  else if (ui.screen === "loading") replace($("#setup"), h("p", { class: "muted" }, t("app.rejoining")));
+  render();
+}
+
 // ------------------------------------------------------------------ start
 
 function wireShell() {
@@ -791,19 +845,7 @@ function wireShell() {
     else if (meta) openRules("pagat", meta.profiles.pagat);
   });
   $("#btn-howto").addEventListener("click", () => openHowTo());
-  $("#btn-settings").addEventListener("click", () =>
-    openSettings({
-      onChange: async (key) => {
-        if (key === "lang") {
-          await loadCatalog(settings().lang);
-          translatePage();
-        }
-        if (key === "autoPair" && game.setup && !hotSeat()) net.request("configure", { auto_pair: settings().autoPair }).catch(() => {});
-        render();
-      },
-      install: installSection,
-    }),
-  );
+  $("#btn-settings").addEventListener("click", () => openSettingsPage());
   $("#btn-install").addEventListener("click", async () => {
     if (!installEvent) return;
     installEvent.prompt();
@@ -831,7 +873,7 @@ async function boot() {
   // what the page needs from the server, asked for at once rather than in turn
   const configLoaded = offline.loadConfig();
   const metaLoaded = loadMeta();
-  await loadCatalog(settings().lang);
+  await applyLanguage();
   document.title = t("app.title");
   installSprites();
   translatePage();
@@ -902,8 +944,12 @@ async function boot() {
     engine: () => engineWhere,
     offline,
     settings: () => settings(),
-    setSettings: (c) => {
+    setSettings: async (c) => {
       updateSettings(c);
+      if ("lang" in c || "digits" in c) {
+        await applyLanguage();
+        relocalize();
+      }
       render();
     },
     sortHand,

@@ -36,13 +36,30 @@ export function seatName(seat) {
   return t(`seat.${SEAT_KEYS[seat]}`);
 }
 
+// A bot's name in the page's language: the characters' names are in the
+// catalog ("রাজু", "राजू"); a contest bot keeps the name it was given.
+export function botName(info) {
+  const id = info?.character;
+  if (id && has(`botname.${id}`)) return t(`botname.${id}`);
+  if (!id && info?.name === "contest bot") return t("botname.contest"); // the server's default
+  return info?.name || "";
+}
+
+// The server names a person who gave no name after the seat or the host, in
+// English ("South", "Host"): such a name is no name, and the page says the
+// seat in its own language instead.
+const DEFAULT_NAMES = new Set(["Host", "South", "West", "North", "East"]);
+export function givenName(name) {
+  return name && !DEFAULT_NAMES.has(name) ? name : "";
+}
+
 // The name of whoever sits at a seat, as the viewer should read it.
 export function playerName(seat, viewer) {
   const info = game.setup?.seats?.[seat];
   if (!info) return seatName(seat);
-  if (info.kind === "bot") return info.name;
+  if (info.kind === "bot") return botName(info);
   if (!hotSeat() && seat === viewer) return t("player.you");
-  return info.name || seatName(seat);
+  return givenName(info.name) || seatName(seat);
 }
 
 // Subject of a sentence: "You" for the viewer in a one-person game, else the name.

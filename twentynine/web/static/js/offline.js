@@ -353,7 +353,7 @@ function progressBox() {
 
 function showProgress(loaded, total) {
   const el = progressBox();
-  const mb = (n) => (n / 1e6).toFixed(1);
+  const mb = (n) => Math.round(n / 1e5) / 10; // MB with one decimal, in the language's digits
   const label = total && loaded < total ? t("engine.loading_bytes", { loaded: mb(loaded), total: mb(total) }) : t("engine.starting");
   replace(el, h("span", {}, label), h("progress", { max: total || 1, value: total ? loaded : 1 }));
   el.hidden = false;

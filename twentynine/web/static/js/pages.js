@@ -1,10 +1,11 @@
 // Pages shown over the table: the rules (written from the active profile's
 // options), how to play, and the settings.
 
-import { cardFace, RANKS } from "./cards.js";
+import { cardFace, RANKS, rankName } from "./cards.js";
 import { h, replace } from "./dom.js";
 import { openGuide } from "./guide.js";
-import { LANGUAGES, num, t } from "./i18n.js";
+import { num, t } from "./i18n.js";
+import { digitsSelect, languageSelect } from "./language.js";
 import { settings, update } from "./settings.js";
 
 function dialog(id, titleKey, body, { onClose } = {}) {
@@ -52,7 +53,7 @@ export function rulesBody(profile, o) {
   const rankRow = h(
     "div",
     { class: "rank-row", role: "list", "aria-label": t("rules.rank_aria") },
-    RANKS.map((r) => h("span", { class: "mini-card", role: "listitem", "aria-label": t(`rank.${{ J: "jack", 9: "nine", A: "ace", T: "ten", K: "king", Q: "queen", 8: "eight", 7: "seven" }[r]}`) }, cardFace(`${r}H`))),
+    RANKS.map((r) => h("span", { class: "mini-card", role: "listitem", "aria-label": rankName(r) }, cardFace(`${r}H`))),
   );
   const out = [
     h("p", { class: "lead" }, t("rules.for_profile", { name: t(`profile.${profile}.name`) }), " ", t(`profile.${profile}.summary`)),
@@ -175,6 +176,7 @@ export function openSettings({ onChange, install }) {
         onChange?.(key);
       },
     });
+  const digits = digitsSelect("set-digits", () => onChange?.("digits"));
   const body = [
     field("theme", "settings.theme", select("theme", [["auto", "settings.theme_auto"], ["light", "settings.theme_light"], ["dark", "settings.theme_dark"]])),
     field("fourColour", "settings.four_colour", check("fourColour"), "settings.four_colour_help"),
@@ -183,7 +185,8 @@ export function openSettings({ onChange, install }) {
     field("autoNext", "settings.auto_next", check("autoNext"), "settings.auto_next_help"),
     field("autoPair", "settings.auto_pair", check("autoPair"), "settings.auto_pair_help"),
     field("keyHints", "settings.key_hints", check("keyHints")),
-    field("lang", "settings.language", select("lang", LANGUAGES.map((l) => [l, `lang.${l}`])), "settings.language_help"),
+    field("lang", "settings.language", languageSelect("set-lang", () => onChange?.("lang")), "settings.language_help"),
+    digits ? field("digits", "settings.digits", digits) : null,
     h("section", { class: "rules-section" }, h("h2", {}, t("settings.install")), install()),
   ];
   return dialog("dlg-settings", "settings.title", body);

@@ -6,7 +6,7 @@
 
 import { h, replace } from "./dom.js";
 import { t } from "./i18n.js";
-import { SEAT_KEYS, game } from "./model.js";
+import { botName, givenName, SEAT_KEYS, game } from "./model.js";
 
 const TOKENS = "twentynine.rooms"; // code -> this browser's seat token
 const NAME = "twentynine.name";
@@ -73,7 +73,7 @@ function botChoices(meta, profile) {
   const groups = [h("option", { value: "" }, t("room.open_seat"))];
   for (const level of LEVEL_ORDER) {
     const of = meta.characters.filter((c) => c.level === level);
-    if (of.length) groups.push(h("optgroup", { label: t(`level.${level}`) }, of.map((c) => h("option", { value: c.id }, c.name))));
+    if (of.length) groups.push(h("optgroup", { label: t(`level.${level}`) }, of.map((c) => h("option", { value: c.id }, botName({ character: c.id, name: c.name })))));
   }
   if (profile === "bhoos") groups.push(h("option", { value: "url" }, t("room.url_bot")));
   return groups;
@@ -113,12 +113,12 @@ export function renderLobby(root, room, meta, { send, onLeave, onError }) {
       who = h(
         "span",
         {},
-        h("b", {}, s.name || seatTitle(i)),
+        h("b", {}, givenName(s.name) || seatTitle(i)),
         mine ? ` ${t("room.you")}` : "",
         s.host ? h("span", { class: "badge" }, t("room.host")) : null,
         s.here ? null : h("span", { class: "badge badge-away" }, t("room.not_here")),
       );
-    else if (s.kind === "bot") who = h("span", {}, h("b", {}, s.name), " ", h("span", { class: "muted" }, t(`level.${s.level}`)));
+    else if (s.kind === "bot") who = h("span", {}, h("b", {}, botName(s)), " ", h("span", { class: "muted" }, t(`level.${s.level}`)));
     else who = h("span", {}, h("b", {}, s.name), " ", h("span", { class: "muted" }, t("room.url_bot")));
     const controls = [];
     if (s.kind === "open" && !mine)

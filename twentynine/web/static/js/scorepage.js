@@ -205,7 +205,7 @@ export function buildScorer(root, meta, { onBack, hash = "" }) {
     if (r.unrevealed === "cancel" || r.all_pass === "redeal" || form.kind === VOID) kinds.push(radio("kind", VOID, form.kind, t("score.kind_cancelled"), () => { form.kind = VOID; renderForm(); }));
     const parts = [h("fieldset", { class: "score-kinds" }, kinds)];
     if (form.kind === CONTRACT) {
-      const bid = numberInput("score-bid", form.bid, (v) => { form.bid = v; }, `${r.min_bid}–${r.max_bid}`);
+      const bid = numberInput("score-bid", form.bid, (v) => { form.bid = v; }, `${num(r.min_bid)}–${num(r.max_bid)}`);
       parts.push(field(t("score.bidding_team"), teamRadios("team")), field(t("score.bid"), bid, "score-bid"));
       if (r.pair !== "off" || form.pair !== "") {
         const pair = h(

@@ -4,7 +4,7 @@
 // sheet would not score under (scorebook.changeRules) and records the edit.
 
 import { h, replace } from "./dom.js";
-import { t } from "./i18n.js";
+import { num, t } from "./i18n.js";
 import { rulesOf } from "./scorebook.js";
 
 const DEFAULT_TARGET = 6;
@@ -16,7 +16,7 @@ export function valueLabel(option, v) {
   if (v === false) return t("value.no");
   if (v === null) return t("value.none");
   if (option === "single_hand") return t("value.stake", { n: v });
-  return typeof v === "string" ? t(`value.${option}.${v}`) : String(v);
+  return typeof v === "string" ? t(`value.${option}.${v}`) : num(v);
 }
 
 // The rules of a sheet in one line: the profile, every option changed, the length.
@@ -65,7 +65,7 @@ export function rulesPanel(ctx, rulesError) {
       control = h("select", { id, onchange: (e) => setOption(key, e.target.value) }, schema.choices.map((c) => h("option", { value: c, selected: c === val }, valueLabel(key, c))));
     } else if (schema.kind === "optional_int") {
       const opts = [h("option", { value: "", selected: val === null }, t("value.none"))];
-      for (let b = r.min_bid; b <= r.max_bid; b++) opts.push(h("option", { value: b, selected: val === b }, String(b)));
+      for (let b = r.min_bid; b <= r.max_bid; b++) opts.push(h("option", { value: b, selected: val === b }, num(b)));
       control = h("select", { id, onchange: (e) => setOption(key, e.target.value === "" ? null : parseInt(e.target.value, 10)) }, opts);
     } else if (schema.kind === "stake") {
       const opts = [h("option", { value: "", selected: val === false }, t("value.no"))];

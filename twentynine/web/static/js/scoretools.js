@@ -5,7 +5,7 @@
 // Each panel is drawn from `ctx` (the page's sheet, book and actions).
 
 import { h } from "./dom.js";
-import { num, t } from "./i18n.js";
+import { formatDate, num, t } from "./i18n.js";
 import { teamName } from "./model.js";
 import { changeNames, csvRows, csvText, rulesOf, sheetFile, sheetLink } from "./scorebook.js";
 import { scoreSheet } from "./scorer.js";
@@ -83,7 +83,7 @@ export function teamsPanel(ctx) {
 
 function when(stamp) {
   const d = stamp ? new Date(stamp) : null;
-  return d && !Number.isNaN(d.getTime()) ? d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "";
+  return d ? formatDate(d) : "";
 }
 
 function matchItem(ctx, sheet) {

@@ -3,7 +3,8 @@
 const KEY = "twentynine.settings";
 
 export const DEFAULTS = {
-  lang: "en",
+  lang: "auto", // auto: the first of the browser's languages with a catalog; or en, bn, hi, ne
+  digits: "auto", // auto: the language's usual digits; native; latn
   theme: "auto", // auto | light | dark
   fourColour: false,
   motion: "auto", // auto | reduced

@@ -3,8 +3,8 @@
 // few table settings. It remembers the last choice in this browser.
 
 import { h, replace } from "./dom.js";
-import { has, t } from "./i18n.js";
-import { SEAT_KEYS } from "./model.js";
+import { has, num, t } from "./i18n.js";
+import { botName, SEAT_KEYS } from "./model.js";
 import { playerName as roomPlayerName } from "./room.js";
 
 const KEY = "twentynine.setup";
@@ -23,7 +23,7 @@ function valueLabel(option, value) {
   if (value === false) return t("value.no");
   if (value === null) return t("value.none");
   const key = `value.${option}.${value}`;
-  return typeof value === "string" ? t(key) : String(value);
+  return typeof value === "string" ? t(key) : num(value);
 }
 
 // The form state: {profile, options (overrides), length, target, seats, pace, undo, autoPair, seed}
@@ -50,9 +50,14 @@ function defaults(meta) {
 const CLOCKS = [0, 15, 30, 60, 120];
 const GRACES = [30, 60, 120, 300];
 
-export function buildSetup(root, meta, { onStart, onCreateRoom, onJoinRoom, onRules, onCancel, canCancel, extra = null }) {
+// The form being filled, so that a change of language redraws it with the
+// player's choices kept (keepDraft).
+let draft = null;
+
+export function buildSetup(root, meta, { onStart, onCreateRoom, onJoinRoom, onRules, onCancel, canCancel, extra = null, keepDraft = false }) {
   const prev = saved();
-  const st = { ...defaults(meta), ...(prev || {}) };
+  const st = { ...defaults(meta), ...(prev || {}), ...(keepDraft && draft ? draft : {}) };
+  draft = st;
   if (!meta.profiles[st.profile]) st.profile = "pagat";
   st.options = Object.fromEntries(Object.entries(st.options || {}).filter(([k]) => meta.options.some((o) => o.name === k)));
   const chars = new Map(meta.characters.map((c) => [c.id, c]));
@@ -134,7 +139,7 @@ export function buildSetup(root, meta, { onStart, onCreateRoom, onJoinRoom, onRu
       const lo = current("min_bid");
       const hi = current("max_bid");
       const opts = [h("option", { value: "", selected: val === null }, t("value.none"))];
-      for (let b = lo; b <= hi; b++) opts.push(h("option", { value: b, selected: val === b }, String(b)));
+      for (let b = lo; b <= hi; b++) opts.push(h("option", { value: b, selected: val === b }, num(b)));
       control = h("select", { id, onchange: (e) => set(e.target.value === "" ? null : parseInt(e.target.value, 10)) }, opts);
     } else if (o.kind === "stake") {
       const opts = [h("option", { value: "", selected: val === false }, t("value.no"))];
@@ -214,7 +219,7 @@ export function buildSetup(root, meta, { onStart, onCreateRoom, onJoinRoom, onRu
       for (const level of LEVEL_ORDER) {
         const of = meta.characters.filter((c) => c.level === level);
         if (!of.length) continue;
-        groups.push(h("optgroup", { label: t(`level.${level}`) }, of.map((c) => h("option", { value: c.id, selected: value === c.id }, c.name))));
+        groups.push(h("optgroup", { label: t(`level.${level}`) }, of.map((c) => h("option", { value: c.id, selected: value === c.id }, botName({ character: c.id, name: c.name })))));
       }
       control = h(
         "select",

@@ -2,7 +2,7 @@
 // each deal ended. The history list and the replay viewer both speak so.
 
 import { t } from "./i18n.js";
-import { seatName, teamName } from "./model.js";
+import { botName, givenName, seatName, teamName } from "./model.js";
 
 // Whether this browser's player sat at a seat (alone: a hot-seat table has no "you").
 export function isYouSeat(seats, seat, mine = null) {
@@ -16,9 +16,9 @@ export function isYouSeat(seats, seat, mine = null) {
 export function sitterName(seats, seat, mine = null) {
   const info = seats?.[seat];
   if (!info) return seatName(seat);
-  if (info.kind === "bot") return info.name;
+  if (info.kind === "bot") return botName(info);
   if (isYouSeat(seats, seat, mine)) return t("player.you");
-  return info.name || seatName(seat);
+  return givenName(info.name) || seatName(seat);
 }
 
 export function lengthText(matchTarget) {
