@@ -7,6 +7,7 @@ import { $, h, replace } from "./dom.js";
 import { buildHistory, isHistoryRoute, rememberGame } from "./history.js";
 import { loadCatalog, t, translatePage } from "./i18n.js";
 import { installKeys } from "./keys.js";
+import * as motion from "./motion.js";
 import { describe, game, groupLegal, hotSeat, myTurn, playerName, seatName, whyNot } from "./model.js";
 import { Net } from "./net.js";
 import { codeFromHash, decorateSeats, formatCode, decorateTrick, keepName, keepToken, playerName as savedName, renderLobby, roomLine, roomTokens, tickCountdowns } from "./room.js";
@@ -371,6 +372,7 @@ function onMessage(msg) {
       rememberGame(net.game || (net.room?.token && !game.spectator ? { id: msg.game, token: net.room.token } : {}));
     }
     const before = game.views[displaySeat()];
+    const scene = motion.capture();
     const key = (seat) => (seat === "public" ? "public" : Number(seat));
     for (const [seat, view] of Object.entries(msg.views)) game.views[key(seat)] = view;
     const lines = [];
@@ -420,6 +422,8 @@ function onMessage(msg) {
       if (msg.table && !codeFromHash(location.hash)) history.replaceState(null, "", `#room/${msg.table.code}`);
     }
     render();
+    const story = msg.events[displaySeat()] || [];
+    motion.play(scene, story, { obs, viewer: ui.viewer, fresh });
     if (lines.length) announce(lines);
     scheduleAutoNext();
     return;
@@ -626,6 +630,7 @@ function render() {
   renderControls($("#controls"), $("#prompt"), vobs, ui, actions);
   renderResult($("#result"), obs, viewer, actions);
   renderHandover();
+  motion.settle();
   // keep the focus where it was, or put it where the next decision is
   const active = document.activeElement;
   if (focusKey && (!active || active === document.body || !active.isConnected)) {
@@ -749,6 +754,7 @@ async function boot() {
   await loadCatalog(settings().lang);
   document.title = t("app.title");
   installSprites();
+  motion.install();
   translatePage();
   wireShell();
   installKeys({
@@ -812,6 +818,7 @@ async function boot() {
       render();
     },
     sortHand,
+    motion: () => motion.record(),
   };
 }
 
