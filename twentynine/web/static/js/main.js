@@ -6,6 +6,7 @@ import { renderControls } from "./controls.js";
 import { $, h, replace } from "./dom.js";
 import { buildHistory, isHistoryRoute, rememberGame } from "./history.js";
 import { loadCatalog, t, translatePage } from "./i18n.js";
+import { installDrag } from "./drag.js";
 import { installKeys } from "./keys.js";
 import * as motion from "./motion.js";
 import { describe, game, groupLegal, hotSeat, myTurn, playerName, seatName, whyNot } from "./model.js";
@@ -737,6 +738,17 @@ function wireShell() {
     $("#btn-install").hidden = true;
   });
   $("#hand").addEventListener("click", onHandClick);
+  installDrag($("#hand"), {
+    canPlay: (card) => {
+      const obs = viewerObs();
+      return !!obs && myTurn(obs) && groupLegal(obs.legal).plays.has(card);
+    },
+    play: (card) => actions.play(card),
+    refuse: (card) => {
+      const obs = viewerObs();
+      if (obs) toast(whyNot(obs, card, game.hold), "warn");
+    },
+  });
   $("#hand").addEventListener("dblclick", (e) => {
     const btn = e.target.closest("button.card.legal");
     if (btn) actions.play(btn.dataset.card);
