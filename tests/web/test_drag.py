@@ -50,6 +50,13 @@ def in_trick(page: Page, card: str) -> bool:
     return card in cards
 
 
+def wait_in_trick(page: Page, card: str) -> None:
+    page.wait_for_function(
+        "(card) => [...document.querySelectorAll('#trick .played')].some((e) => e.dataset.card === card)",
+        arg=card,
+    )
+
+
 def test_a_card_pushed_to_the_centre_is_played(page: Page) -> None:
     start_game(page, seed=11, seats=SEATS)
     snap = at_play(page)
@@ -57,9 +64,7 @@ def test_a_card_pushed_to_the_centre_is_played(page: Page) -> None:
     x, y = centre(page, card)
     mouse_drag(page, (x, y), [(x, y - 40), (x + 10, y - 220)])
     page.wait_for_function(f"() => window.twentynine.game.v > {snap['v']}")
-    page.wait_for_function(
-        f"() => [...document.querySelectorAll('#trick .played')].some((e) => e.dataset.card === '{card}')"
-    )
+    wait_in_trick(page, card)
     assert card not in page.evaluate("window.twentynine.obs().hand")
 
 
@@ -87,9 +92,7 @@ def test_sliding_along_the_hand_takes_the_neighbour(page: Page) -> None:
     (x1, y1), (x2, _) = centre(page, first), centre(page, second)
     mouse_drag(page, (x1, y1), [(x1 + 10, y1 - 5), (x2, y1 - 5), (x2, y1 - 220)])
     page.wait_for_function(f"() => window.twentynine.game.v > {snap['v']}")
-    page.wait_for_function(
-        f"() => [...document.querySelectorAll('#trick .played')].some((e) => e.dataset.card === '{second}')"
-    )
+    wait_in_trick(page, second)
     assert not in_trick(page, first)
 
 
@@ -125,6 +128,4 @@ def test_a_finger_drags_a_card_into_play(page: Page) -> None:
         touch("touchMove", x, y - i * 28)
     touch("touchEnd", x, y - 224)
     page.wait_for_function(f"() => window.twentynine.game.v > {snap['v']}")
-    page.wait_for_function(
-        f"() => [...document.querySelectorAll('#trick .played')].some((e) => e.dataset.card === '{card}')"
-    )
+    wait_in_trick(page, card)
