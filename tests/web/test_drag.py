@@ -52,7 +52,7 @@ def in_trick(page: Page, card: str) -> bool:
 
 def wait_in_trick(page: Page, card: str) -> None:
     page.wait_for_function(
-        "(card) => [...document.querySelectorAll('#trick .played')].some((e) => e.dataset.card === card)",
+        "(card) => !!document.querySelector(`#trick .played[data-card='${card}']`)",
         arg=card,
     )
 
