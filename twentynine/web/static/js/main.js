@@ -9,6 +9,7 @@ import { loadCatalog, t, translatePage } from "./i18n.js";
 import { installDrag } from "./drag.js";
 import { installKeys } from "./keys.js";
 import * as motion from "./motion.js";
+import * as sound from "./sound.js";
 import { describe, game, groupLegal, hotSeat, myTurn, playerName, seatName, whyNot } from "./model.js";
 import { Net } from "./net.js";
 import { codeFromHash, decorateSeats, formatCode, decorateTrick, keepName, keepToken, playerName as savedName, renderLobby, roomLine, roomTokens, tickCountdowns } from "./room.js";
@@ -425,6 +426,7 @@ function onMessage(msg) {
     render();
     const story = msg.events[displaySeat()] || [];
     motion.play(scene, story, { obs, viewer: ui.viewer, fresh });
+    sound.hear(story, { fresh });
     if (lines.length) announce(lines);
     scheduleAutoNext();
     return;
@@ -831,6 +833,7 @@ async function boot() {
     },
     sortHand,
     motion: () => motion.record(),
+    sound: sound.player,
   };
 }
 

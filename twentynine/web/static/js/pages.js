@@ -163,6 +163,24 @@ export function openSettings({ onChange, install }) {
     field("autoNext", "settings.auto_next", check("autoNext"), "settings.auto_next_help"),
     field("autoPair", "settings.auto_pair", check("autoPair"), "settings.auto_pair_help"),
     field("keyHints", "settings.key_hints", check("keyHints")),
+    field("sound", "settings.sound", check("sound"), "settings.sound_help"),
+    field(
+      "volume",
+      "settings.volume",
+      h("input", {
+        type: "range",
+        id: "set-volume",
+        min: 0,
+        max: 100,
+        step: 5,
+        value: st.volume,
+        dataset: { testid: "set-volume" },
+        onchange: (e) => {
+          update({ volume: Number(e.target.value) });
+          onChange?.("volume");
+        },
+      }),
+    ),
     field("lang", "settings.language", select("lang", LANGUAGES.map((l) => [l, `lang.${l}`])), "settings.language_help"),
     h("section", { class: "rules-section" }, h("h2", {}, t("settings.install")), install()),
   ];
