@@ -10,11 +10,12 @@ import { installDrag } from "./drag.js";
 import { installKeys } from "./keys.js";
 import * as motion from "./motion.js";
 import * as sound from "./sound.js";
+import * as stats from "./stats.js";
 import { describe, game, groupLegal, hotSeat, myTurn, playerName, seatName, whyNot } from "./model.js";
 import { Net } from "./net.js";
 import { codeFromHash, decorateSeats, formatCode, decorateTrick, keepName, keepToken, playerName as savedName, renderLobby, roomLine, roomTokens, tickCountdowns } from "./room.js";
 import * as offline from "./offline.js";
-import { openHowTo, openRules, openSettings } from "./pages.js";
+import { openHowTo, openRules, openSettings, openStats } from "./pages.js";
 import { buildScorer } from "./scorepage.js";
 import { loadSettings, reducedMotion, settings, update as updateSettings } from "./settings.js";
 import { buildSetup } from "./setup.js";
@@ -427,6 +428,7 @@ function onMessage(msg) {
     const story = msg.events[displaySeat()] || [];
     motion.play(scene, story, { obs, viewer: ui.viewer, fresh });
     sound.hear(story, { fresh });
+    stats.note(story, { id: game.id, obs, setup: game.setup, seats: game.seats, spectator: game.spectator, fresh });
     if (lines.length) announce(lines);
     scheduleAutoNext();
     return;
@@ -719,6 +721,7 @@ function wireShell() {
     else if (meta) openRules("pagat", meta.profiles.pagat);
   });
   $("#btn-howto").addEventListener("click", () => openHowTo());
+  $("#btn-stats").addEventListener("click", () => openStats());
   $("#btn-settings").addEventListener("click", () =>
     openSettings({
       onChange: async (key) => {
@@ -834,6 +837,7 @@ async function boot() {
     sortHand,
     motion: () => motion.record(),
     sound: sound.player,
+    stats: () => stats.summary(),
   };
 }
 

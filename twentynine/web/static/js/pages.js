@@ -3,8 +3,9 @@
 
 import { cardFace, RANKS } from "./cards.js";
 import { h, replace } from "./dom.js";
-import { LANGUAGES, num, t } from "./i18n.js";
+import { has, LANGUAGES, num, t } from "./i18n.js";
 import { settings, update } from "./settings.js";
+import { clear as clearStats, statsBody } from "./stats.js";
 
 function dialog(id, titleKey, body, { onClose } = {}) {
   let dlg = document.getElementById(id);
@@ -185,4 +186,17 @@ export function openSettings({ onChange, install }) {
     h("section", { class: "rules-section" }, h("h2", {}, t("settings.install")), install()),
   ];
   return dialog("dlg-settings", "settings.title", body);
+}
+
+// The statistics of this browser's games (stats.js draws them).
+export function openStats() {
+  const body = () =>
+    statsBody({
+      profileName: (p) => (has(`profile.${p}.name`) ? t(`profile.${p}.name`) : p),
+      onClear: () => {
+        clearStats();
+        openStats();
+      },
+    });
+  return dialog("dlg-stats", "stats.title", body());
 }
