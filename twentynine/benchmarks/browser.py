@@ -10,7 +10,10 @@ port), then, in headless chromium (Playwright, Debian's ``/usr/bin/chromium``):
 - the warm start: the same page reloaded (everything from the cache);
 - bot decision times in Pyodide, every decision of ``--deals`` deals per level
   (the levels playing against themselves), median, p95 and the slowest;
-- the level this device gets by default (the page's own speed probe).
+- the level this device gets by default (the page's own speed probe);
+- the animations: frames per second over one trick's motion with the CPU
+  throttled four times (a phone-class CPU), and the layout shift meanwhile
+  (``animations.py``).
 
 Needs the test extra (playwright) and chromium: ``make test`` installs both.
 """
@@ -30,9 +33,9 @@ from typing import Any
 from .localhost import CHROMIUM_ARGS, free_port, stop
 
 
-def start_server() -> tuple[subprocess.Popen[bytes], str]:
+def start_server(bot_delay_ms: int = 0) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    env = {**os.environ, "TWENTYNINE_DB": ":memory:", "TWENTYNINE_BOT_DELAY_MS": "0"}
+    env = {**os.environ, "TWENTYNINE_DB": ":memory:", "TWENTYNINE_BOT_DELAY_MS": str(bot_delay_ms)}
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -95,7 +98,18 @@ START = """async () => {
 EVAL = "(code) => window.twentynine.offline.evaluate(code)"
 
 
-def measure(levels: list[str], deals: int, runs: int) -> dict[str, Any]:
+def measure_animations(chromium: str, throttle: float) -> dict[str, Any]:
+    """One trick's motion, on a server whose bots take their usual time (cards arrive paced)."""
+    from . import animations
+
+    proc, url = start_server(bot_delay_ms=350)
+    try:
+        return animations.measure(url, chromium, CHROMIUM_ARGS, throttle)
+    finally:
+        stop(proc)
+
+
+def measure(levels: list[str], deals: int, runs: int, throttle: float = 4.0) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -130,6 +144,7 @@ def measure(levels: list[str], deals: int, runs: int) -> dict[str, Any]:
             browser.close()
     finally:
         stop(proc)
+    out["animations"] = measure_animations(chromium, throttle)
     return out
 
 
@@ -142,10 +157,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--levels", default="casual,strong", help="comma-separated bot levels")
     p.add_argument("--deals", type=int, default=4, help="deals per level")
     p.add_argument("--runs", type=int, default=2, help="cold and warm starts")
+    p.add_argument("--throttle", type=float, default=4.0, help="CPU slowdown for the animations")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = p.parse_args(argv)
     try:
-        result = measure(args.levels.split(","), args.deals, args.runs)
+        result = measure(args.levels.split(","), args.deals, args.runs, args.throttle)
     except (ImportError, RuntimeError) as e:
         print(f"twentynine bench browser: {e}", file=sys.stderr)
         return 2
@@ -172,6 +188,14 @@ def main(argv: list[str] | None = None) -> int:
             f"  default level here: {probe['level']} "
             f"(the strong bot's slowest probed decision: {slowest:.0f} ms)"
         )
+    a = result["animations"]
+    print(
+        f"  animations (a trick, CPU x{a['throttle']:g}): "
+        f"{a['fps']:.1f} fps over {a['frames']} frames, median {a['median_ms']:.1f} ms, "
+        f"p95 {a['p95_ms']:.1f} ms, worst {a['worst_ms']:.1f} ms, "
+        f"{a['long_frames']} frames over 33 ms, layout shift {a['layout_shift']:.3f}"
+    )
+    print("    motions: " + ", ".join(f"{k} {n}" for k, n in a["motions"].items()))
     return 0
 
 

@@ -9,12 +9,16 @@ import { installHintKeys, renderHint } from "./hint.js";
 import { buildHistory, isHistoryRoute, rememberGame } from "./history.js";
 import { has, language, locale, t, translatePage } from "./i18n.js";
 import { applyLanguage, languageBar } from "./language.js";
+import { installDrag } from "./drag.js";
 import { installKeys } from "./keys.js";
+import * as motion from "./motion.js";
+import * as sound from "./sound.js";
+import * as stats from "./stats.js";
 import { describe, game, groupLegal, hotSeat, myTurn, playerName, seatName, whyNot } from "./model.js";
 import { Net } from "./net.js";
 import { codeFromHash, decorateSeats, formatCode, decorateTrick, keepName, keepToken, playerName as savedName, renderLobby, roomLine, roomTokens, tickCountdowns } from "./room.js";
 import * as offline from "./offline.js";
-import { openHowTo, openRules, openSettings } from "./pages.js";
+import { openHowTo, openRules, openSettings, openStats } from "./pages.js";
 import { buildScorer } from "./scorepage.js";
 import { loadSettings, reducedMotion, settings, update as updateSettings } from "./settings.js";
 import { buildSetup } from "./setup.js";
@@ -449,6 +453,7 @@ function onMessage(msg) {
       rememberGame(net.game || (net.room?.token && !game.spectator ? { id: msg.game, token: net.room.token } : {}));
     }
     const before = game.views[displaySeat()];
+    const scene = motion.capture();
     const key = (seat) => (seat === "public" ? "public" : Number(seat));
     for (const [seat, view] of Object.entries(msg.views)) game.views[key(seat)] = view;
     const lines = [];
@@ -498,6 +503,10 @@ function onMessage(msg) {
       if (msg.table && !codeFromHash(location.hash)) history.replaceState(null, "", `#room/${msg.table.code}`);
     }
     render();
+    const story = msg.events[displaySeat()] || [];
+    motion.play(scene, story, { obs, viewer: ui.viewer, fresh });
+    sound.hear(story, { fresh });
+    stats.note(story, { id: game.id, obs, setup: game.setup, seats: game.seats, spectator: game.spectator, fresh });
     if (lines.length) announce(lines);
     scheduleAutoNext();
     return;
@@ -712,6 +721,7 @@ function render() {
   if (game.hold !== "deal") ui.peek = false;
   renderResult($("#result"), obs, viewer, actions, ui.peek);
   renderHandover();
+  motion.settle();
   // keep the focus where it was, or put it where the next decision is
   const active = document.activeElement;
   if (focusKey && (!active || active === document.body || !active.isConnected)) {
@@ -845,6 +855,7 @@ function wireShell() {
     else if (meta) openRules("pagat", meta.profiles.pagat);
   });
   $("#btn-howto").addEventListener("click", () => openHowTo());
+  $("#btn-stats").addEventListener("click", () => openStats());
   $("#btn-settings").addEventListener("click", () => openSettingsPage());
   $("#btn-install").addEventListener("click", async () => {
     if (!installEvent) return;
@@ -855,6 +866,17 @@ function wireShell() {
   });
   for (const kind of ["input", "change"]) $("#setup").addEventListener(kind, () => (formTouched = true));
   $("#hand").addEventListener("click", onHandClick);
+  installDrag($("#hand"), {
+    canPlay: (card) => {
+      const obs = viewerObs();
+      return !!obs && myTurn(obs) && groupLegal(obs.legal).plays.has(card);
+    },
+    play: (card) => actions.play(card),
+    refuse: (card) => {
+      const obs = viewerObs();
+      if (obs) toast(whyNot(obs, card, game.hold), "warn");
+    },
+  });
   $("#hand").addEventListener("dblclick", (e) => {
     const btn = e.target.closest("button.card.legal");
     if (btn) actions.play(btn.dataset.card);
@@ -876,6 +898,7 @@ async function boot() {
   await applyLanguage();
   document.title = t("app.title");
   installSprites();
+  motion.install();
   translatePage();
   wireShell();
   installKeys({
@@ -953,6 +976,9 @@ async function boot() {
       render();
     },
     sortHand,
+    motion: () => motion.record(),
+    sound: sound.player,
+    stats: () => stats.summary(),
   };
 }
 

@@ -4,9 +4,10 @@
 import { cardFace, RANKS, rankName } from "./cards.js";
 import { h, replace } from "./dom.js";
 import { openGuide } from "./guide.js";
-import { num, t } from "./i18n.js";
+import { has, num, t } from "./i18n.js";
 import { digitsSelect, languageSelect } from "./language.js";
 import { settings, update } from "./settings.js";
+import { clear as clearStats, statsBody } from "./stats.js";
 
 function dialog(id, titleKey, body, { onClose } = {}) {
   let dlg = document.getElementById(id);
@@ -185,9 +186,40 @@ export function openSettings({ onChange, install }) {
     field("autoNext", "settings.auto_next", check("autoNext"), "settings.auto_next_help"),
     field("autoPair", "settings.auto_pair", check("autoPair"), "settings.auto_pair_help"),
     field("keyHints", "settings.key_hints", check("keyHints")),
+    field("sound", "settings.sound", check("sound"), "settings.sound_help"),
+    field(
+      "volume",
+      "settings.volume",
+      h("input", {
+        type: "range",
+        id: "set-volume",
+        min: 0,
+        max: 100,
+        step: 5,
+        value: st.volume,
+        dataset: { testid: "set-volume" },
+        onchange: (e) => {
+          update({ volume: Number(e.target.value) });
+          onChange?.("volume");
+        },
+      }),
+    ),
     field("lang", "settings.language", languageSelect("set-lang", () => onChange?.("lang")), "settings.language_help"),
     digits ? field("digits", "settings.digits", digits) : null,
     h("section", { class: "rules-section" }, h("h2", {}, t("settings.install")), install()),
   ];
   return dialog("dlg-settings", "settings.title", body);
+}
+
+// The statistics of this browser's games (stats.js draws them).
+export function openStats() {
+  const body = () =>
+    statsBody({
+      profileName: (p) => (has(`profile.${p}.name`) ? t(`profile.${p}.name`) : p),
+      onClear: () => {
+        clearStats();
+        openStats();
+      },
+    });
+  return dialog("dlg-stats", "stats.title", body());
 }

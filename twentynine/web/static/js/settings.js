@@ -12,6 +12,8 @@ export const DEFAULTS = {
   autoNext: false, // go on to the next trick by itself
   keyHints: true,
   autoPair: false,
+  sound: false, // sounds of the game (sound.js), off until asked for
+  volume: 50, // 0-100
 };
 
 let current = { ...DEFAULTS };

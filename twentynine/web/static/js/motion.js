@@ -1,0 +1,291 @@
+// Motion that tells the story of a deal: the cards dealt out by batches, a
+// card flying from the hand or a seat to its place in the trick, the trick
+// swept to its winner, the trump indicator turned over on the reveal, a pair
+// or a double given its moment, the result arriving with the score's change.
+//
+// Only transforms and opacity move (the compositor's work, never a layout
+// shift). The table is drawn afresh from each observation (table.js), so a
+// motion is played on the new elements: capture() reads where things were
+// before a render, play() starts the motions after it, and settle() puts a
+// running motion back on the element that replaced its own in a later render.
+// Nothing runs when the player asked for reduced motion (the setting or the
+// system's preference).
+
+import { h } from "./dom.js";
+import { reducedMotion } from "./settings.js";
+
+const FLY_MS = 340;
+const SEAT_SCALE = 0.35; // a card leaving a seat's plate starts this small
+const EASE_OUT = "cubic-bezier(0.2, 0.8, 0.25, 1)";
+const running = new Map(); // selector -> { anim, keyframes, options }
+const played = []; // the kinds started, newest last (read by the tests and the bench)
+let cost = 0; // milliseconds of script spent here (the bench says how much of a frame is motion's)
+
+// Where things stand before a render: rectangles of the hand's cards, the
+// trick's cards (kept, for the sweep), the number of backs in each seat's fan.
+export function capture() {
+  if (reducedMotion()) return null;
+  const t0 = performance.now();
+  const hand = new Map();
+  for (const el of document.querySelectorAll("#hand .card")) hand.set(el.dataset.card, el.getBoundingClientRect());
+  const trick = [];
+  for (const el of document.querySelectorAll("#trick .played"))
+    trick.push({ node: el, card: el.dataset.card, seat: Number(el.dataset.seat), rect: el.getBoundingClientRect() });
+  const fans = new Map();
+  for (const el of document.querySelectorAll("#seats .seat")) fans.set(Number(el.dataset.seat), el.querySelectorAll(".mini-back").length);
+  cost += performance.now() - t0;
+  return { hand, trick, fans, result: !!document.querySelector("#result:not([hidden]) .result-card") };
+}
+
+function centre(r) {
+  return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+}
+
+let plates = new Map();
+
+function plateRect(seat) {
+  if (plates.has(seat)) return plates.get(seat);
+  const rect = readPlate(seat);
+  plates.set(seat, rect);
+  return rect;
+}
+
+function readPlate(seat) {
+  const el = document.querySelector(`#seats [data-seat="${seat}"] .plate`) || document.querySelector(`#seats [data-seat="${seat}"]`);
+  return el ? el.getBoundingClientRect() : null;
+}
+
+// Start a motion on the element `selector` finds, and keep it so that a
+// render replacing the element does not cut it short.
+function run(kind, selector, keyframes, options) {
+  const el = document.querySelector(selector);
+  if (!el) return null;
+  const anim = el.animate(keyframes, { fill: "backwards", ...options });
+  running.set(selector, { anim, keyframes, options });
+  anim.addEventListener("finish", () => {
+    if (running.get(selector)?.anim === anim) running.delete(selector);
+  });
+  played.push(kind);
+  if (played.length > 200) played.shift();
+  return anim;
+}
+
+// After any render: a motion whose element was replaced goes on, at the same
+// point, on the element now standing in its place.
+export function settle() {
+  for (const [selector, entry] of running) {
+    const target = entry.anim.effect?.target;
+    if (target && target.isConnected) continue;
+    const el = document.querySelector(selector);
+    if (!el || entry.anim.playState === "finished") {
+      running.delete(selector);
+      continue;
+    }
+    const time = entry.anim.currentTime;
+    entry.anim.cancel();
+    const anim = el.animate(entry.keyframes, { fill: "backwards", ...entry.options });
+    anim.currentTime = time;
+    entry.anim = anim;
+    anim.addEventListener("finish", () => {
+      if (running.get(selector)?.anim === anim) running.delete(selector);
+    });
+  }
+}
+
+// A card (or any element) flies from the rectangle `from` to where it stands.
+// Flights are gathered first and started together (flush), so that the
+// page's layout is read once and not again after every start.
+let flights = [];
+
+function flyFrom(kind, selector, from, { delay = 0, duration = FLY_MS, fade = true, scale = null } = {}) {
+  if (from) flights.push({ kind, selector, from, delay, duration, fade, scale });
+}
+
+function flush() {
+  const jobs = flights
+    .map((f) => ({ ...f, el: document.querySelector(f.selector) }))
+    .filter((f) => f.el)
+    .map((f) => ({ ...f, to: f.el.getBoundingClientRect() }));
+  flights = [];
+  for (const f of jobs) {
+    if (!f.to.width) continue;
+    const a = centre(f.from);
+    const b = centre(f.to);
+    // a card from a seat starts as small as the backs held there; from the hand, at the hand's size
+    const scale = f.scale ?? Math.max(0.3, Math.min(2, f.from.width / f.to.width || 1));
+    run(
+      f.kind,
+      f.selector,
+      [
+        { translate: `${a.x - b.x}px ${a.y - b.y}px`, scale: String(scale), opacity: f.fade ? 0.35 : 1 },
+        { translate: "0px 0px", scale: "1" }, // the opacity ends where the page has it (a dimmed card stays dim)
+      ],
+      { duration: f.duration, delay: f.delay, easing: EASE_OUT },
+    );
+  }
+}
+
+function pop(kind, selector, { delay = 0, big = 1.35 } = {}) {
+  return run(
+    kind,
+    selector,
+    [
+      { scale: "0.3", opacity: 0 },
+      { scale: String(big), opacity: 1, offset: 0.6 },
+      { scale: "1", opacity: 1 },
+    ],
+    { duration: 520, delay, easing: "ease-out" },
+  );
+}
+
+function pulse(kind, selector, { delay = 0, big = 1.12 } = {}) {
+  // no fill: while it waits, a pulse leaves the element to its other motions
+  return run(kind, selector, [{ scale: "1" }, { scale: String(big), offset: 0.4 }, { scale: "1" }], { duration: 560, delay, easing: "ease-in-out", fill: "none" });
+}
+
+// The deal: each seat's batch flies out from the dealer, seat after seat.
+function deal(scene, dealer, second) {
+  const from = plateRect(dealer);
+  if (!from) return;
+  for (let k = 0; k < 4; k++) {
+    const seat = (dealer + 1 + k) % 4;
+    const delay = k * 170;
+    const hand = document.querySelectorAll("#hand .card");
+    const mine = document.querySelector(`#seats [data-seat="${seat}"].viewer`) && hand.length;
+    if (mine) {
+      let i = 0;
+      for (const el of hand) {
+        if (second && scene?.hand.has(el.dataset.card)) continue;
+        flyFrom("deal", `#hand [data-card="${el.dataset.card}"]`, from, { delay: delay + i * 40, scale: SEAT_SCALE });
+        i++;
+      }
+      continue;
+    }
+    const backs = document.querySelectorAll(`#seats [data-seat="${seat}"] .mini-back`);
+    const before = second ? (scene?.fans.get(seat) ?? 0) : 0;
+    for (let i = before; i < backs.length; i++)
+      flyFrom("deal", `#seats [data-seat="${seat}"] .mini-back:nth-child(${i + 1})`, from, { delay: delay + (i - before) * 40, scale: 1 });
+  }
+}
+
+// The trick taken away: the cards that left the table fly, as copies over
+// the page, to the seat that won them.
+function sweep(scene, obs) {
+  const gone = scene.trick.filter((c) => !document.querySelector(`#trick .played[data-card="${c.card}"]`));
+  if (!gone.length) return;
+  const won = [...(obs?.tricks || [])].reverse().find((tr) => tr.cards.includes(gone[0].card));
+  if (!won) return;
+  const to = plateRect(won.winner);
+  if (!to) return;
+  const b = centre(to);
+  gone.forEach((c, i) => {
+    const face = c.node.querySelector("svg");
+    if (!face) return;
+    const ghost = h("div", { class: "motion-ghost", "aria-hidden": "true" }, face.cloneNode(true));
+    Object.assign(ghost.style, { left: `${c.rect.left}px`, top: `${c.rect.top}px`, width: `${c.rect.width}px`, height: `${c.rect.height}px` });
+    document.body.append(ghost);
+    const a = centre(c.rect);
+    const anim = ghost.animate(
+      [
+        { translate: "0px 0px", scale: "1", opacity: 1 },
+        { translate: `${b.x - a.x}px ${b.y - a.y}px`, scale: "0.35", opacity: 0 },
+      ],
+      { duration: 420, delay: i * 45, easing: "cubic-bezier(0.5, 0, 0.75, 0.4)", fill: "both" },
+    );
+    played.push("sweep");
+    const done = () => ghost.remove();
+    anim.addEventListener("finish", done);
+    anim.addEventListener("cancel", done);
+  });
+}
+
+// Start the motions of what just happened. `events` are the events of this
+// update for the seat on show; `scene` is what capture() read before the
+// render; `fresh` is a whole state (a join or a reload): only a deal not yet
+// begun is dealt again then.
+export function play(scene, events, { obs, viewer, fresh = false } = {}) {
+  if (!scene || reducedMotion() || document.body.dataset.screen !== "table") return;
+  const t0 = performance.now();
+  try {
+    story(scene, events, obs, viewer, fresh);
+  } finally {
+    cost += performance.now() - t0;
+  }
+}
+
+function story(scene, events, obs, viewer, fresh) {
+  const types = new Set(events.map((e) => e.type));
+  if (fresh && !(obs && obs.phase === "auction" && obs.auction.length === 0)) return;
+  plates = new Map(); // read once, at the layout the render left
+  let dealt = false;
+  let flying = 0;
+  const later = []; // motions that read nothing: started after every reading is done
+  for (const ev of events) {
+    if (ev.type === "deal_start" && !types.has("deal_end")) {
+      deal(scene, ev.dealer, false);
+      dealt = true;
+    } else if (ev.type === "second_batch" && obs) {
+      deal(scene, obs.dealer, true);
+      dealt = true;
+    } else if (ev.type === "play" && !fresh) {
+      const selector = `#trick .played[data-card="${ev.card}"]`;
+      const fromHand = ev.seat === viewer && scene.hand.get(ev.card);
+      const from = fromHand ? scene.hand.get(ev.card) : plateRect(ev.seat);
+      flyFrom("play", selector, from, { delay: flying * 120, fade: !fromHand, scale: fromHand ? null : SEAT_SCALE });
+      flying++;
+    } else if (ev.type === "trick") {
+      later.push(() => pulse("trick", "#trick .played.winner", { delay: flying * 120 + FLY_MS, big: 1.14 }));
+    } else if (ev.type === "reveal") {
+      later.push(() =>
+        run("reveal", "[data-testid=status-trump]", [{ transform: "perspective(500px) rotateX(90deg)", opacity: 0.2 }, { transform: "perspective(500px) rotateX(0deg)", opacity: 1 }], {
+          duration: 620,
+          easing: EASE_OUT,
+        }),
+      );
+    } else if (ev.type === "pair") {
+      later.push(() => {
+        pop("pair", `#seats [data-seat="${ev.seat}"] .badge-pair`);
+        pulse("pair", "[data-testid=status-target]", { delay: 200, big: 1.18 });
+      });
+    } else if (ev.type === "double" || ev.type === "redouble" || ev.type === "set") {
+      later.push(() => {
+        pop("double", `#seats [data-seat="${ev.seat}"] .badge-double`, { big: 1.6 });
+        pulse("double", "[data-testid=status-contract]", { delay: 200 });
+      });
+    } else if (ev.type === "single") {
+      later.push(() => pop("double", `#seats [data-seat="${ev.seat}"] .badge-bidder`, { big: 1.6 }));
+    }
+  }
+  const closing = [];
+  if (!dealt) {
+    // the hand closes up where a card left it
+    for (const el of document.querySelectorAll("#hand .card")) {
+      const was = scene.hand.get(el.dataset.card);
+      if (was) closing.push({ card: el.dataset.card, was, now: el.getBoundingClientRect() });
+    }
+  }
+  flush();
+  for (const { card, was, now } of closing) {
+    if (Math.abs(was.left - now.left) < 1 && Math.abs(was.top - now.top) < 1) continue;
+    run("hand", `#hand [data-card="${card}"]`, [{ translate: `${was.left - now.left}px ${was.top - now.top}px` }, { translate: "0px 0px" }], { duration: 260, easing: EASE_OUT });
+  }
+  sweep(scene, obs);
+  for (const start of later) start();
+  if (!scene.result && document.querySelector("#result:not([hidden]) .result-card")) {
+    run("result", "#result .result-card", [{ translate: "0px 40px", opacity: 0 }, { translate: "0px 0px", opacity: 1 }], { duration: 420, delay: 250, easing: EASE_OUT });
+    document.querySelectorAll("#result .result-team").forEach((el, i) => {
+      if (el.querySelector(".delta")) pop("score", `#result .result-team:nth-child(${i + 1}) .delta`, { delay: 700 + i * 160, big: 1.5 });
+      pulse("score", `#result .result-team:nth-child(${i + 1}) b`, { delay: 700 + i * 160 });
+    });
+  }
+}
+
+// For the tests and the bench: the kinds of motion started so far, and how
+// many are running now.
+export function record() {
+  return { played: [...played], running: running.size, cost_ms: cost };
+}
+
+export function install() {
+  document.documentElement.classList.add("motion");
+}
