@@ -205,7 +205,7 @@ def test_the_phone_top_bar_names_every_button(page: Page, width: int) -> None:
     page.goto(page.base_url + "/")  # type: ignore[attr-defined]
     page.wait_for_selector("[data-testid=start-game]")
     buttons = page.locator(".menu button:not([hidden])")
-    assert buttons.count() == 6
+    assert buttons.count() == 7
     for button in buttons.all():
         label = button.locator(".label:visible")
         expect(label).to_have_count(1)
