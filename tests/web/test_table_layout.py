@@ -52,7 +52,8 @@ def test_the_desktop_table_uses_its_space(page: Page) -> None:
         assert a["x"] + a["width"] <= b["x"] + 0.5, "hand cards overlap with room to spare"
     # a large trick: its cards are as wide as the hand's, the felt takes most of the height
     played = boxes(page, ".trick-cards .played")
-    assert played and min(b["width"] for b in played) >= 100
+    # the trick cards at about a hand card's width (the felt gives up 50 px to the steady dock)
+    assert played and min(b["width"] for b in played) >= 95
     felt = boxes(page, "#felt")[0]
     assert felt["height"] >= 0.5 * 800
     # every plate names its team; the one to act says so; the bidder's shows the bid

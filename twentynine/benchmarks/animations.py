@@ -154,7 +154,10 @@ def measure_trick(page: Any, throttle: float = 4.0) -> dict[str, Any]:
         "p95_ms": frames[min(len(frames) - 1, int(0.95 * len(frames)))],
         "worst_ms": frames[-1],
         "long_frames": sum(1 for f in frames if f > 1000 / 30),
-        "layout_shift": sum(s["value"] for s in raw["shifts"]),
+        # as the browser's cumulative layout shift counts it: not the shifts right after
+        # the player's own click or key (hadRecentInput); those are reported apart
+        "layout_shift": sum(s["value"] for s in raw["shifts"] if not s["input"]),
+        "layout_shift_after_input": sum(s["value"] for s in raw["shifts"] if s["input"]),
         "shifts": raw["shifts"],
         "long": raw["long"],
         "motion_script_ms": raw["motion_ms"],

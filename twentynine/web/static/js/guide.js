@@ -52,12 +52,12 @@ export function offerGuide(before) {
   const offer = h(
     "aside",
     { id: "guide-offer", class: "guide-offer", role: "note", dataset: { testid: "guide-offer" } },
-    h("p", {}, h("strong", {}, t("guide.offer_title")), " ", t("guide.offer_body")),
+    h("p", {}, h("strong", { dataset: { i18n: "guide.offer_title" } }, t("guide.offer_title")), " ", h("span", { dataset: { i18n: "guide.offer_body" } }, t("guide.offer_body"))),
     h(
       "div",
       { class: "guide-offer-buttons" },
-      h("button", { type: "button", class: "primary", dataset: { testid: "guide-offer-start" }, onclick: () => { offer.remove(); remember("started"); openGuide(); } }, t("guide.offer_start")),
-      h("button", { type: "button", class: "quiet", dataset: { testid: "guide-offer-dismiss" }, onclick: () => { offer.remove(); remember("dismissed"); } }, t("guide.offer_dismiss")),
+      h("button", { type: "button", class: "primary", dataset: { testid: "guide-offer-start", i18n: "guide.offer_start" }, onclick: () => { offer.remove(); remember("started"); openGuide(); } }, t("guide.offer_start")),
+      h("button", { type: "button", class: "quiet", dataset: { testid: "guide-offer-dismiss", i18n: "guide.offer_dismiss" }, onclick: () => { offer.remove(); remember("dismissed"); } }, t("guide.offer_dismiss")),
     ),
   );
   before.before(offer);
