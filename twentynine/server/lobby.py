@@ -22,10 +22,11 @@ from ..game.actions import Action, ActionError
 from ..game.engine import IllegalAction
 from . import protocol as P
 from .botpool import BotPool
+from .forfeit import stored_forfeit
 from .game import SIGNAL, Game, GameError, is_marker
 from .room import Room, RoomError, TableRules, clean_name, make_room, normal_code
 from .session import DEAL, PACES, TRICK, Connection, GameSession, Seating, ServerConfig, safe_send
-from .setup import SEAT_NAMES, GameSetup, SetupError, parse_setup
+from .setup import SEAT_NAMES, GameSetup, SetupError, parse_setup, refused_url
 from .store import GameStore, StoreError, UnknownGame, hash_token, open_store
 
 log = logging.getLogger("twentynine.server")
@@ -141,7 +142,7 @@ class Lobby:
                 table = TableRules.from_json(settings["table"])
             except (KeyError, TypeError, ValueError) as e:
                 raise StoreError(f"game {ident!r}: its table settings are broken: {e}") from None
-        forfeit = settings.get("forfeit")
+        forfeit = settings.get("forfeit")  # None unless a dict with a seat
         session = GameSession(
             ident=ident,
             token="",
@@ -155,7 +156,7 @@ class Lobby:
             saved=list(game.log),
             released=settings.get("released", -1),
             table=table,
-            forfeit=forfeit if isinstance(forfeit, dict) else None,
+            forfeit=stored_forfeit(forfeit),
         )
         if table is not None:
             # nobody is connected yet: every person is away from now, with the full grace
@@ -272,8 +273,9 @@ class Lobby:
                 setup = parse_setup(raw)
             except SetupError as e:
                 raise P.ProtocolError(P.BAD_SETUP, str(e), msg.id) from None
-            if not self.config.url_bots and any(s.url for s in setup.seats):
-                raise P.ProtocolError(P.BAD_SETUP, "this server does not seat bots by URL", msg.id)
+            refused = refused_url(self.config.bot_hosts, setup)
+            if refused is not None:
+                raise P.ProtocolError(P.BAD_SETUP, refused, msg.id)
             try:
                 session = self.create(setup, PACES[pace_name])
             except GameError as e:
@@ -425,7 +427,7 @@ class Lobby:
             elif msg.type == "stand":
                 room.stand(digest)
             elif msg.type == "seat_bot":
-                room.set_seat(digest, body["seat"], body["bot"], self.config.url_bots)
+                room.set_seat(digest, body["seat"], body["bot"], self.config.bot_hosts)
             elif msg.type == "swap":
                 room.swap(digest, body["a"], body["b"])
             elif msg.type == "start":

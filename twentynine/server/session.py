@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import secrets
@@ -30,8 +29,11 @@ from typing import Any, Protocol
 from ..game.actions import PAIR, PLAY, REVEAL, Action
 from ..game.engine import IllegalAction
 from ..services.protocols.fault import BotFault
+from ..services.protocols.hosts import ENV as BOT_HOSTS_ENV
+from ..services.protocols.hosts import NOWHERE, AllowList
 from . import protocol as P
 from .botpool import BotPool
+from .forfeit import public_fault
 from .game import SIGNAL, Game, GameError, parse_action
 from .room import STANDIN, TableRules
 from .setup import SEAT_NAMES, GameSetup
@@ -64,7 +66,8 @@ class ServerConfig:
     warm_up: bool = True
     db: str | None = None  # where games are kept (path or URL); None: in memory only
     trick_pause: float = 1.5  # seconds a finished trick stays on a room's table
-    url_bots: bool = True  # rooms and setups may seat contest bots by URL
+    # where contest bots seated by URL may be called (nowhere: no such seats)
+    bot_hosts: AllowList = NOWHERE
 
     @classmethod
     def from_env(cls) -> ServerConfig:
@@ -75,8 +78,13 @@ class ServerConfig:
             max_games=max(1, _env_int("TWENTYNINE_MAX_GAMES", 200)),
             db=os.environ.get("TWENTYNINE_DB") or None,
             trick_pause=max(0, _env_int("TWENTYNINE_TRICK_PAUSE_MS", 1500)) / 1000,
-            url_bots=os.environ.get("TWENTYNINE_URL_BOTS", "1") != "0",  # see web.app.serve
+            bot_hosts=AllowList.parse(os.environ.get(BOT_HOSTS_ENV)),  # ValueError if malformed
         )
+
+    @property
+    def url_bots(self) -> bool:
+        """Whether this server seats contest bots by URL at all."""
+        return bool(self.bot_hosts)
 
 
 class Connection(Protocol):
@@ -665,31 +673,42 @@ class GameSession:
 
             url = self.setup.seats[seat].url
             assert url is not None
-            bot = self.external[seat] = ProtocolBot(url, seed=self.game.bot_seed(seat))
+            bot = self.external[seat] = ProtocolBot(
+                url, seed=self.game.bot_seed(seat), hosts=self.config.bot_hosts
+            )
         try:
             action: Action = await asyncio.to_thread(bot.act, obs)
         except BotFault:
             raise
-        except Exception as e:  # anything else the adapter raised is the bot's fault too
-            raise BotFault(str(e) or type(e).__name__, seat=seat, bot=bot.url) from None
+        except Exception:  # anything else the adapter raised is the bot's fault too
+            log.exception("game %s: the contest bot of seat %d failed", self.ident, seat)
+            raise BotFault(
+                "its answer could not be used", seat=seat, bot=bot.url, kind="bad_answer"
+            ) from None
         return action
 
     async def _forfeit(self, seat: int, fault: BotFault) -> None:
-        """A contest bot failed: its team loses the game, and the fault is shown to all."""
-        info = fault.to_json()
-        info["seat"] = seat
-        info["team"] = seat & 1
-        info["request"] = _short_json(info.get("request"))
-        answer = info.get("answer")
-        if isinstance(answer, str) and len(answer) > 2000:  # kept, and sent to every client
-            info["answer"] = answer[:2000] + "..."
+        """A contest bot failed: its team loses the game, and the fault is shown to all.
+
+        What every player sees (and the store keeps) is ``public_fault``: the
+        kind and a short reason, never the request or what came back. The
+        operator finds the answer's first bytes in the log.
+        """
+        info = public_fault(fault, seat)
         self.forfeit = info
         self.hold = None
-        log.warning("game %s forfeited by %s: %s", self.ident, SEAT_NAMES[seat], fault)
+        log.warning(
+            "game %s forfeited by %s: %s (%s; answer %s)",
+            self.ident,
+            SEAT_NAMES[seat],
+            fault,
+            fault.kind,
+            "none" if fault.answer is None else repr(fault.answer[:300]),
+        )
         self._save_settings()
         with contextlib.suppress(GameError):  # the log is saved; the record may wait
             self._save()
-        event = {"type": "forfeit", "seat": seat, "team": seat & 1, "message": fault.message}
+        event = {"type": "forfeit", "seat": seat, "team": seat & 1, "message": info["message"]}
         await self._changed([event])
 
 
@@ -701,13 +720,6 @@ async def safe_send(conn: Connection, data: dict[str, Any]) -> None:
         log.debug("send failed", exc_info=True)
 
 
-def _short_json(value: Any, limit: int = 2000) -> Any:
-    text = json.dumps(value, ensure_ascii=False) if value is not None else None
-    if text is not None and len(text) > limit:
-        return text[:limit] + "..."
-    return value
-
-
 def _read_action(msg: P.Message) -> Action:
     try:
         return parse_action(msg.body["action"])
@@ -715,4 +727,11 @@ def _read_action(msg: P.Message) -> Action:
         raise P.ProtocolError(P.BAD_ACTION, str(e), msg.id) from None
 
 
-__all__ = ["PACES", "Connection", "GameSession", "Seating", "ServerConfig", "safe_send"]
+__all__ = [
+    "PACES",
+    "Connection",
+    "GameSession",
+    "Seating",
+    "ServerConfig",
+    "safe_send",
+]
