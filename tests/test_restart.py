@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -128,6 +129,7 @@ class South:
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self.n = 0
+        self.prefix = secrets.token_hex(4)  # a client never reuses an id, as a page does
         self.acked: list[dict[str, Any]] = []  # South's own actions, acknowledged
         self.last: dict[str, Any] = {}  # the newest state or update seen
 
@@ -136,11 +138,11 @@ class South:
         m = self.last
         self.n += 1
         if m["hold"] == "trick":
-            send(self.ws, type="continue", id=f"go-{self.n}", at=m["hold_at"])
+            send(self.ws, type="continue", id=f"{self.prefix}-go-{self.n}", at=m["hold_at"])
             action = None
         else:
             action = m["views"]["0"]["legal"][0]
-            send(self.ws, type="act", id=f"act-{self.n}", action=action)
+            send(self.ws, type="act", id=f"{self.prefix}-act-{self.n}", action=action)
         while True:
             msg = recv(self.ws)
             assert msg["type"] != "error", msg

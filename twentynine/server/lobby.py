@@ -22,6 +22,7 @@ from ..game.actions import Action, ActionError
 from ..game.engine import IllegalAction
 from . import protocol as P
 from .botpool import BotPool
+from .durable import Replies
 from .forfeit import stored_forfeit
 from .game import SIGNAL, Game, GameError, is_marker
 from .room import Room, RoomError, TableRules, clean_name, make_room, normal_code
@@ -157,7 +158,12 @@ class Lobby:
             released=settings.get("released", -1),
             table=table,
             forfeit=stored_forfeit(forfeit),
+            # above every version a client saw, and every stored reply answers its resend
+            version=stored.version + 1,
+            version_kept=stored.version,
+            replies=Replies(stored.replies),
         )
+        session.keep_version()
         if table is not None:
             # nobody is connected yet: every person is away from now, with the full grace
             now = session._now()

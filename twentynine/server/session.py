@@ -21,7 +21,6 @@ import logging
 import os
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -33,17 +32,17 @@ from ..services.protocols.hosts import ENV as BOT_HOSTS_ENV
 from ..services.protocols.hosts import NOWHERE, AllowList
 from . import protocol as P
 from .botpool import BotPool
+from .durable import VERSION_LEASE, Replies, ack
 from .forfeit import public_fault
 from .game import SIGNAL, Game, GameError, parse_action
 from .room import STANDIN, TableRules
 from .setup import SEAT_NAMES, GameSetup
-from .store import GameStore, StoreError, hash_token
+from .store import Change, GameStore, StoredReply, StoreError, hash_token
 
 log = logging.getLogger("twentynine.server")
 
 TRICK = "trick"
 DEAL = "deal"
-REPLIES_KEPT = 512
 PACES = {"slow": 1.8, "normal": 1.0, "fast": 0.4}
 
 
@@ -124,11 +123,12 @@ class GameSession:
     hold_at: int = 0
     auto_pair: bool = False
     clients: dict[Connection, Seating] = field(default_factory=dict)
-    # replies to recent messages, by (the sender's seats, message id): a resend from the
-    # same seats (say after a reconnect) is answered again, never applied twice
-    replies: OrderedDict[tuple[tuple[int, ...], str], dict[str, Any]] = field(
-        default_factory=OrderedDict
-    )
+    # replies to recent messages, by the sender's seats and message id: a resend from the
+    # same seats (say after a reconnect, or a restart: they are stored) is answered again,
+    # never applied twice (see ``durable``)
+    replies: Replies = field(default_factory=Replies)
+    version_kept: int = 0  # the store's version ceiling: no version sent is above it
+    asking: tuple[tuple[int, ...], str] | None = None  # the message whose reply is not stored
     last_active: float = field(default_factory=time.monotonic)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     driver: asyncio.Task[None] | None = None
@@ -286,6 +286,8 @@ class GameSession:
         message id, with the token they were just given), having none yet.
         """
         self.version += 1
+        if self.version > self.version_kept:
+            self.keep_version()
         self.last_active = time.monotonic()
         self._reschedule()
         if reset:
@@ -312,44 +314,89 @@ class GameSession:
             out["forfeit"] = self.forfeit
         return out
 
-    def _save_settings(self) -> None:
+    def _write(self, bump: int, **change: Any) -> None:
+        """One change to the store, with what goes with every write: the reply to the
+        message being handled (its version ``bump`` above the current one, the change
+        then shown) and the version ceiling. ``StoreError`` if nothing was written."""
+        assert self.store is not None
+        replies: tuple[StoredReply, ...] = ()
+        asking = self.asking
+        if asking is not None:
+            replies = (StoredReply(asking[0], asking[1], ack(asking[1], self.version + bump)),)
+        ceiling = self.version + bump + VERSION_LEASE
+        self.store.save(self.ident, Change(version=ceiling, replies=replies, **change))
+        self.asking = None
+        self.version_kept = max(self.version_kept, ceiling)
+
+    def keep_version(self) -> None:
+        """Raise the store's version ceiling above the current version (see ``durable``)."""
         if self.store is not None:
             try:
-                self.store.settings(self.ident, self.settings())
+                self._write(0)
+            except StoreError as e:  # the version only: play on
+                log.error("game %s: version not saved: %s", self.ident, e)
+
+    def _keep_reply(self, seats: tuple[int, ...], ident: str | None, reply: Any) -> None:
+        """Store the reply to a message that changed nothing the store keeps (an error,
+        a no-op), unless a write that went with a change stored it already."""
+        if self.store is None or self.asking is None or ident is None or not seats:
+            self.asking = None
+            return
+        try:
+            self.store.save(
+                self.ident,
+                Change(
+                    version=self.version + VERSION_LEASE,
+                    replies=(StoredReply(seats, ident, reply),),
+                ),
+            )
+            self.version_kept = max(self.version_kept, self.version + VERSION_LEASE)
+        except StoreError as e:
+            log.error("game %s: reply not saved: %s", self.ident, e)
+        self.asking = None
+
+    def _save_settings(self, bump: int = 1) -> None:
+        if self.store is not None:
+            try:
+                self._write(bump, settings=self.settings())
             except StoreError as e:  # a table setting, not a move: play on
                 log.error("game %s: settings not saved: %s", self.ident, e)
 
     def _save(self) -> None:
         """Write the game's log to the store, before any client hears of the change.
 
+        In one transaction with the reply to the message that made the change.
         If the store fails, the game goes back to what the store holds and the
         change is refused (``GameError``): nothing is shown that a restart would lose.
         """
         if self.store is None:
             return
         entries, saved = self.game.log, self.saved
+        keep = len(saved)
+        if len(entries) < keep or (saved and entries[keep - 1] != saved[-1]):
+            keep = 0  # an undo: find where the logs part
+        while keep < min(len(entries), len(saved)) and entries[keep] == saved[keep]:
+            keep += 1
+        record = None
+        if self.over and not self.finished:
+            record = self.game.record()
+            if self.forfeit is not None:
+                record["meta"]["forfeit"] = self.forfeit
         try:
-            keep = len(saved)
-            if len(entries) < keep or (saved and entries[keep - 1] != saved[-1]):
-                keep = 0  # an undo: find where the logs part
-            while keep < min(len(entries), len(saved)) and entries[keep] == saved[keep]:
-                keep += 1
-            if keep < len(saved):
-                self.store.truncate(self.ident, keep)
-                del saved[keep:]
-            for i in range(keep, len(entries)):
-                self.store.append(self.ident, i, entries[i])
-                saved.append(entries[i])
-            if self.over and not self.finished:
-                record = self.game.record()
-                if self.forfeit is not None:
-                    record["meta"]["forfeit"] = self.forfeit
-                self.store.finish(self.ident, record)
-                self.finished = True
+            self._write(
+                1,
+                keep=keep if keep < len(saved) else None,
+                entries=tuple((i, entries[i]) for i in range(keep, len(entries))),
+                record=record,
+            )
         except StoreError as e:
             log.error("game %s could not be saved: %s", self.ident, e)
             self.game = Game(self.setup, list(saved))
             raise GameError("the server could not save this move; try again") from None
+        del saved[keep:]
+        saved.extend(entries[keep:])
+        if record is not None:
+            self.finished = True
 
     # ------------------------------------------------------------ clients
     async def attach(
@@ -414,15 +461,6 @@ class GameSession:
             await self._changed([])
         self.kick()
 
-    def _remember(
-        self, seats: tuple[int, ...], ident: str | None, reply: dict[str, Any]
-    ) -> dict[str, Any]:
-        if ident is not None:
-            self.replies[(seats, ident)] = reply
-            while len(self.replies) > REPLIES_KEPT:
-                self.replies.popitem(last=False)
-        return reply
-
     async def handle(self, conn: Connection, msg: P.Message) -> None:
         """A message from a client attached to this session."""
         seating = self.clients.get(conn)
@@ -431,10 +469,17 @@ class GameSession:
         if msg.type == "sync":
             await self._send(conn, self.state_message(seating, msg.id))
             return
-        if msg.id is not None and (seating.seats, msg.id) in self.replies:
-            await self._send(conn, {**self.replies[(seating.seats, msg.id)], "duplicate": True})
+        known = self.replies.get(seating.seats, msg.id)
+        if known is not None:
+            await self._send(conn, {**known, "duplicate": True})
             return
         async with self.lock:
+            known = self.replies.get(seating.seats, msg.id)  # the same id, sent twice at once
+            if known is not None:
+                await self._send(conn, {**known, "duplicate": True})
+                return
+            if msg.id is not None and seating.seats:
+                self.asking = (seating.seats, msg.id)
             try:
                 if not seating.seats and msg.type != "configure":
                     raise P.ProtocolError(
@@ -448,7 +493,8 @@ class GameSession:
                 reply = P.error(P.ILLEGAL, str(e), msg.id, self.version)
             except GameError as e:
                 reply = P.error(P.UNAVAILABLE, str(e), msg.id, self.version)
-            self._remember(seating.seats, msg.id, reply)
+            self._keep_reply(seating.seats, msg.id, reply)
+            self.replies.add(seating.seats, msg.id, reply)
         await self._send(conn, reply)
         self.kick()
 
@@ -489,7 +535,7 @@ class GameSession:
         elif msg.type == "configure":
             if seating.seats:
                 self.auto_pair = bool(msg.body["auto_pair"])
-                self._save_settings()
+                self._save_settings(bump=0)
         else:  # pragma: no cover - the lobby handles every other type
             raise P.ProtocolError(P.UNKNOWN_TYPE, f"cannot handle {msg.type!r}", msg.id)
 
