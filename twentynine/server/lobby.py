@@ -164,15 +164,14 @@ class Lobby:
             replies=Replies(stored.replies),
         )
         session.keep_version()
-        if table is not None:
-            # nobody is connected yet: every person is away from now, with the full grace
-            now = session._now()
-            session.away = {seat: now for seat in session.human_seats}
         kinds = {e["type"] for e in events}
         if game.deal_over:
             session.hold, session.hold_at = DEAL, session.version
         elif "trick" in kinds and settings.get("released") != len(entries):
             session.hold, session.hold_at = TRICK, session.version
+        if table is not None:  # nobody is connected yet: see ``timers`` for who keeps what
+            session.restore_clocks(settings.get("timers"))
+        session.resume()
         return session
 
     def _sweep(self) -> None:

@@ -31,6 +31,7 @@ from ..services.protocols.fault import BotFault
 from ..services.protocols.hosts import ENV as BOT_HOSTS_ENV
 from ..services.protocols.hosts import NOWHERE, AllowList
 from . import protocol as P
+from . import timers
 from .botpool import BotPool
 from .durable import VERSION_LEASE, Replies, ack
 from .forfeit import public_fault
@@ -38,6 +39,7 @@ from .game import SIGNAL, Game, GameError, parse_action
 from .room import STANDIN, TableRules
 from .setup import SEAT_NAMES, GameSetup
 from .store import Change, GameStore, StoredReply, StoreError, hash_token
+from .timers import Clocks
 
 log = logging.getLogger("twentynine.server")
 
@@ -149,6 +151,7 @@ class GameSession:
     timed_out: int | None = None  # a seat whose time ran out: a bot makes this one move
     timer: asyncio.Task[None] | None = None
     external: dict[int, Any] = field(default_factory=dict)  # seat -> its contest bot client
+    timers_written: tuple[Any, ...] | None = None  # the timers the store has (their shape)
 
     def __post_init__(self) -> None:
         if not self.token_hashes:
@@ -290,6 +293,8 @@ class GameSession:
             self.keep_version()
         self.last_active = time.monotonic()
         self._reschedule()
+        if self.table is not None and timers.shape(self.clocks()) != self.timers_written:
+            self._save_settings(bump=0)  # a timer started or stopped: a restart goes on with it
         if reset:
             events = self.game.deal_events
         arrived = arrived or {}
@@ -310,6 +315,7 @@ class GameSession:
         }
         if self.table is not None:
             out["table"] = self.table.to_json()
+            out["timers"] = timers.to_json(self.clocks(), self.table.grace, self._now())
         if self.forfeit is not None:
             out["forfeit"] = self.forfeit
         return out
@@ -359,6 +365,7 @@ class GameSession:
         if self.store is not None:
             try:
                 self._write(bump, settings=self.settings())
+                self.timers_written = timers.shape(self.clocks())
             except StoreError as e:  # a table setting, not a move: play on
                 log.error("game %s: settings not saved: %s", self.ident, e)
 
@@ -574,6 +581,44 @@ class GameSession:
         asyncio.get_running_loop().create_task(release())
 
     # ------------------------------------------------------------ the clocks
+    def clocks(self) -> Clocks:
+        return Clocks(
+            away=dict(self.away),
+            standin=set(self.standin),
+            turn=self.turn,
+            turn_left=self.turn_left,
+            turn_deadline=self.turn_deadline,
+            timed_out=self.timed_out,
+        )
+
+    def restore_clocks(self, raw: Any) -> None:
+        """A restarted room's timers, from what the store kept of them (``timers``)."""
+        assert self.table is not None
+        seat = self.game.to_act
+        due = None
+        if self.hold is None and not self.over and seat in self.human_seats:
+            due = (seat, len(self.game.log))
+        got = timers.restored(
+            raw, self.human_seats, self.table.grace, self.table.clock, due, self._now()
+        )
+        self.away, self.standin, self.timed_out = got.away, got.standin, got.timed_out
+        self.turn, self.turn_left, self.turn_deadline = got.turn, got.turn_left, got.turn_deadline
+
+    def resume(self) -> None:
+        """After a restart, a room's timers run again and its bots go on, whether or not
+        anyone comes back (a game of one device waits for its player, as it always did;
+        no-op without an event loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self.table is None:
+            return
+        if self.hold == TRICK:
+            self._release_later(self.hold_at)
+        self._reschedule()
+        self.kick()
+
     def _reschedule(self) -> None:
         """After any change: whose decision is on the clock, and when the next timer fires."""
         if self.table is None:
