@@ -396,6 +396,7 @@ def test_killed_again_and_again_every_resend_is_a_duplicate_and_every_room_goes_
 ) -> None:
     server = Server(tmp_path / "games.sqlite3", tmp_path / "server.log")
     server.env["TWENTYNINE_TRICK_PAUSE_MS"] = str(TRICK_PAUSE_MS)
+    server.env["TWENTYNINE_PAIR_PAUSE_MS"] = str(TRICK_PAUSE_MS)
     server.start()
     figures = dict.fromkeys(
         ("kills", "games", "resends", "duplicates", "in_flight", "paused", "resumed"), 0

@@ -42,6 +42,7 @@ def make_client(store: SQLiteStore | None = None) -> TestClient:
         bot_workers=0,
         warm_up=False,
         trick_pause=0.05,
+        pair_pause=0.1,
         bot_hosts=AllowList.parse("127.0.0.1"),  # contest bots of these tests run here
     )
     return TestClient(create_app(config, store=store))

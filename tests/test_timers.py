@@ -23,7 +23,7 @@ from twentynine.server.session import TRICK, GameSession, ServerConfig
 from twentynine.server.store import SQLiteStore
 from twentynine.server.timers import Clocks, restored, shape, to_json
 
-FAST = ServerConfig(bot_delay=0, bot_workers=0, warm_up=False, trick_pause=0.05)
+FAST = ServerConfig(bot_delay=0, bot_workers=0, warm_up=False, trick_pause=0.05, pair_pause=0.1)
 
 
 async def wait_for(test: Callable[[], bool], seconds: float = 10, what: str = "") -> None:

@@ -21,11 +21,14 @@ Two things, both written in the same transaction as the change they go with
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from .store import REPLIES_KEPT, StoredReply
+from .store import REPLIES_KEPT, Change, GameStore, StoredReply, StoreError
+
+log = logging.getLogger("twentynine.server")
 
 VERSION_LEASE = 64
 
@@ -67,4 +70,56 @@ def ack(ident: str, version: int) -> dict[str, Any]:
     return {"type": "ack", "v": version, "id": ident}
 
 
-__all__ = ["VERSION_LEASE", "Replies", "ack"]
+class Keeping:
+    """How a game session writes to its store: a part of ``GameSession``, which holds
+    the attributes below."""
+
+    ident: str
+    store: GameStore | None
+    version: int
+    version_kept: int
+    asking: tuple[Seats, str] | None
+
+    def _write(self, bump: int, **change: Any) -> None:
+        """One change to the store, with what goes with every write: the reply to the
+        message being handled (its version ``bump`` above the current one, the change
+        then shown) and the version ceiling. ``StoreError`` if nothing was written."""
+        assert self.store is not None
+        replies: tuple[StoredReply, ...] = ()
+        asking = self.asking
+        if asking is not None:
+            replies = (StoredReply(asking[0], asking[1], ack(asking[1], self.version + bump)),)
+        ceiling = self.version + bump + VERSION_LEASE
+        self.store.save(self.ident, Change(version=ceiling, replies=replies, **change))
+        self.asking = None
+        self.version_kept = max(self.version_kept, ceiling)
+
+    def keep_version(self) -> None:
+        """Raise the store's version ceiling above the current version (see ``durable``)."""
+        if self.store is not None:
+            try:
+                self._write(0)
+            except StoreError as e:  # the version only: play on
+                log.error("game %s: version not saved: %s", self.ident, e)
+
+    def _keep_reply(self, seats: tuple[int, ...], ident: str | None, reply: Any) -> None:
+        """Store the reply to a message that changed nothing the store keeps (an error,
+        a no-op), unless a write that went with a change stored it already."""
+        if self.store is None or self.asking is None or ident is None or not seats:
+            self.asking = None
+            return
+        try:
+            self.store.save(
+                self.ident,
+                Change(
+                    version=self.version + VERSION_LEASE,
+                    replies=(StoredReply(seats, ident, reply),),
+                ),
+            )
+            self.version_kept = max(self.version_kept, self.version + VERSION_LEASE)
+        except StoreError as e:
+            log.error("game %s: reply not saved: %s", self.ident, e)
+        self.asking = None
+
+
+__all__ = ["VERSION_LEASE", "Keeping", "Replies", "ack"]

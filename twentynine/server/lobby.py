@@ -169,6 +169,7 @@ class Lobby:
             session.hold, session.hold_at = DEAL, session.version
         elif "trick" in kinds and settings.get("released") != len(entries):
             session.hold, session.hold_at = TRICK, session.version
+        session.restore_pause(settings.get("pair_choice"))
         if table is not None:  # nobody is connected yet: see ``timers`` for who keeps what
             session.restore_clocks(settings.get("timers"))
         session.resume()

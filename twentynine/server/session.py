@@ -33,18 +33,18 @@ from ..services.protocols.hosts import NOWHERE, AllowList
 from . import protocol as P
 from . import timers
 from .botpool import BotPool
-from .durable import VERSION_LEASE, Replies, ack
+from .durable import Keeping, Replies
 from .forfeit import public_fault
 from .game import SIGNAL, Game, GameError, parse_action
+from .pair import PairPause, PairTable
 from .room import STANDIN, TableRules
 from .setup import SEAT_NAMES, GameSetup
-from .store import Change, GameStore, StoredReply, StoreError, hash_token
-from .timers import Clocks
+from .store import GameStore, StoreError, hash_token
+from .timers import TableClocks
 
 log = logging.getLogger("twentynine.server")
 
-TRICK = "trick"
-DEAL = "deal"
+TRICK, DEAL = P.TRICK, P.DEAL
 PACES = {"slow": 1.8, "normal": 1.0, "fast": 0.4}
 
 
@@ -67,6 +67,8 @@ class ServerConfig:
     warm_up: bool = True
     db: str | None = None  # where games are kept (path or URL); None: in memory only
     trick_pause: float = 1.5  # seconds a finished trick stays on a room's table
+    # seconds a room waits after a trick that could open a pair window (``pair``)
+    pair_pause: float = 4.0
     # where contest bots seated by URL may be called (nowhere: no such seats)
     bot_hosts: AllowList = NOWHERE
 
@@ -79,6 +81,7 @@ class ServerConfig:
             max_games=max(1, _env_int("TWENTYNINE_MAX_GAMES", 200)),
             db=os.environ.get("TWENTYNINE_DB") or None,
             trick_pause=max(0, _env_int("TWENTYNINE_TRICK_PAUSE_MS", 1500)) / 1000,
+            pair_pause=max(0, _env_int("TWENTYNINE_PAIR_PAUSE_MS", 4000)) / 1000,
             bot_hosts=AllowList.parse(os.environ.get(BOT_HOSTS_ENV)),  # ValueError if malformed
         )
 
@@ -113,7 +116,7 @@ HERE, AWAY, STANDIN_PLAYS = "here", "away", "bot"
 
 
 @dataclass(eq=False)
-class GameSession:
+class GameSession(PairTable, Keeping, TableClocks):
     ident: str
     token: str  # a hot-seat game's one token ("" when rebuilt or in a room)
     game: Game
@@ -152,6 +155,7 @@ class GameSession:
     timer: asyncio.Task[None] | None = None
     external: dict[int, Any] = field(default_factory=dict)  # seat -> its contest bot client
     timers_written: tuple[Any, ...] | None = None  # the timers the store has (their shape)
+    pairing: PairPause = field(default_factory=PairPause)  # see ``pair``
 
     def __post_init__(self) -> None:
         if not self.token_hashes:
@@ -239,7 +243,7 @@ class GameSession:
             "over": self.over,
             "forfeit": self.forfeit,
             "table": self._table_view(seating),
-            "views": {key: self.game.view(seat) for key, seat in seating.keys},
+            "views": {key: self._view(seat) for key, seat in seating.keys},
         }
 
     def state_message(self, seating: Seating, ident: str | None = None) -> dict[str, Any]:
@@ -318,48 +322,9 @@ class GameSession:
             out["timers"] = timers.to_json(self.clocks(), self.table.grace, self._now())
         if self.forfeit is not None:
             out["forfeit"] = self.forfeit
+        if self.pairing.choice is not None:
+            out["pair_choice"] = self.pairing.to_json()
         return out
-
-    def _write(self, bump: int, **change: Any) -> None:
-        """One change to the store, with what goes with every write: the reply to the
-        message being handled (its version ``bump`` above the current one, the change
-        then shown) and the version ceiling. ``StoreError`` if nothing was written."""
-        assert self.store is not None
-        replies: tuple[StoredReply, ...] = ()
-        asking = self.asking
-        if asking is not None:
-            replies = (StoredReply(asking[0], asking[1], ack(asking[1], self.version + bump)),)
-        ceiling = self.version + bump + VERSION_LEASE
-        self.store.save(self.ident, Change(version=ceiling, replies=replies, **change))
-        self.asking = None
-        self.version_kept = max(self.version_kept, ceiling)
-
-    def keep_version(self) -> None:
-        """Raise the store's version ceiling above the current version (see ``durable``)."""
-        if self.store is not None:
-            try:
-                self._write(0)
-            except StoreError as e:  # the version only: play on
-                log.error("game %s: version not saved: %s", self.ident, e)
-
-    def _keep_reply(self, seats: tuple[int, ...], ident: str | None, reply: Any) -> None:
-        """Store the reply to a message that changed nothing the store keeps (an error,
-        a no-op), unless a write that went with a change stored it already."""
-        if self.store is None or self.asking is None or ident is None or not seats:
-            self.asking = None
-            return
-        try:
-            self.store.save(
-                self.ident,
-                Change(
-                    version=self.version + VERSION_LEASE,
-                    replies=(StoredReply(seats, ident, reply),),
-                ),
-            )
-            self.version_kept = max(self.version_kept, self.version + VERSION_LEASE)
-        except StoreError as e:
-            log.error("game %s: reply not saved: %s", self.ident, e)
-        self.asking = None
 
     def _save_settings(self, bump: int = 1) -> None:
         if self.store is not None:
@@ -518,14 +483,15 @@ class GameSession:
             signal = msg.body.get(SIGNAL)
             if signal is not None and not self.setup.signals:
                 raise GameError("signals are off at this table")
-            await self._apply(action, by_player=True, signal=signal)
+            if not await self._note_pair_choice(action):
+                await self._apply(action, by_player=True, signal=signal)
         elif msg.type == "continue":
             at = msg.body.get("at")
             if self.hold is not None and (at is None or at == self.hold_at):
                 if self.hold == DEAL:
                     raise GameError("the deal is over: ask for the next deal")
-                self._release()
-                await self._changed([])
+                if self.table is None or not self.pairing.on:  # a pair pause runs its length
+                    await self._end_pause()
         elif msg.type == "next_deal":
             game.next_deal()
             self._save()
@@ -563,6 +529,7 @@ class GameSession:
             self.hold, self.hold_at = DEAL, self.version + 1
         elif "trick" in kinds:
             self.hold, self.hold_at = TRICK, self.version + 1
+            self._start_pause()
             if self.table is not None:  # a room's table goes on by itself
                 self._release_later(self.hold_at)
         elif self.hold == TRICK and by_player and action.kind in (PLAY, REVEAL):
@@ -570,55 +537,20 @@ class GameSession:
         await self._changed(events)
 
     def _release_later(self, at: int) -> None:
+        pause = self.config.trick_pause
+        if self.pairing.on:
+            pause = max(pause, self.config.pair_pause)
+
         async def release() -> None:
-            await asyncio.sleep(self.config.trick_pause * self.pace)
+            await asyncio.sleep(pause * self.pace)
             async with self.lock:
                 if self.hold == TRICK and self.hold_at == at:
-                    self._release()
-                    await self._changed([])
+                    await self._end_pause()
             self.kick()
 
         asyncio.get_running_loop().create_task(release())
 
     # ------------------------------------------------------------ the clocks
-    def clocks(self) -> Clocks:
-        return Clocks(
-            away=dict(self.away),
-            standin=set(self.standin),
-            turn=self.turn,
-            turn_left=self.turn_left,
-            turn_deadline=self.turn_deadline,
-            timed_out=self.timed_out,
-        )
-
-    def restore_clocks(self, raw: Any) -> None:
-        """A restarted room's timers, from what the store kept of them (``timers``)."""
-        assert self.table is not None
-        seat = self.game.to_act
-        due = None
-        if self.hold is None and not self.over and seat in self.human_seats:
-            due = (seat, len(self.game.log))
-        got = timers.restored(
-            raw, self.human_seats, self.table.grace, self.table.clock, due, self._now()
-        )
-        self.away, self.standin, self.timed_out = got.away, got.standin, got.timed_out
-        self.turn, self.turn_left, self.turn_deadline = got.turn, got.turn_left, got.turn_deadline
-
-    def resume(self) -> None:
-        """After a restart, a room's timers run again and its bots go on, whether or not
-        anyone comes back (a game of one device waits for its player, as it always did;
-        no-op without an event loop)."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        if self.table is None:
-            return
-        if self.hold == TRICK:
-            self._release_later(self.hold_at)
-        self._reschedule()
-        self.kick()
-
     def _reschedule(self) -> None:
         """After any change: whose decision is on the clock, and when the next timer fires."""
         if self.table is None:
@@ -688,6 +620,8 @@ class GameSession:
 
     def _auto_pair_due(self) -> bool:
         seat = self.game.to_act
+        if self.hold == TRICK and self.pairing.on:  # decided as the pair pause ends
+            return False
         return self.auto_pair and self.game.pair_pending and seat in self.human_seats
 
     def bot_plays(self, seat: int) -> str | None:

@@ -23,10 +23,13 @@ On a restart (``restored``) the downtime counts against nobody:
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from .protocol import TRICK
 
 
 @dataclass
@@ -135,4 +138,77 @@ def restored(
     return out
 
 
-__all__ = ["Clocks", "restored", "shape", "to_json"]
+class TableClocks:
+    """A room's timers on a game session: a part of ``GameSession``, which holds the
+    attributes below and gives the methods at the end."""
+
+    game: Any
+    table: Any
+    hold: str | None
+    hold_at: int
+    away: dict[int, float]
+    standin: set[int]
+    turn: tuple[int, int] | None
+    turn_left: float | None
+    turn_deadline: float | None
+    timed_out: int | None
+
+    def clocks(self) -> Clocks:
+        return Clocks(
+            away=dict(self.away),
+            standin=set(self.standin),
+            turn=self.turn,
+            turn_left=self.turn_left,
+            turn_deadline=self.turn_deadline,
+            timed_out=self.timed_out,
+        )
+
+    def restore_clocks(self, raw: Any) -> None:
+        """A restarted room's timers, from what the store kept of them (``timers``)."""
+        assert self.table is not None
+        seat = self.game.to_act
+        due = None
+        if self.hold is None and not self.over and seat in self.human_seats:
+            due = (seat, len(self.game.log))
+        got = restored(raw, self.human_seats, self.table.grace, self.table.clock, due, self._now())
+        self.away, self.standin, self.timed_out = got.away, got.standin, got.timed_out
+        self.turn, self.turn_left, self.turn_deadline = got.turn, got.turn_left, got.turn_deadline
+
+    def resume(self) -> None:
+        """After a restart, a room's timers run again and its bots go on, whether or not
+        anyone comes back (a game of one device waits for its player, as it always did;
+        no-op without an event loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self.table is None:
+            return
+        if self.hold == TRICK:
+            self._release_later(self.hold_at)
+        self._reschedule()
+        self.kick()
+
+    # what the session gives
+    @property
+    def human_seats(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    @property
+    def over(self) -> bool:
+        raise NotImplementedError
+
+    def _now(self) -> float:
+        raise NotImplementedError
+
+    def _release_later(self, at: int) -> None:
+        raise NotImplementedError
+
+    def _reschedule(self) -> None:
+        raise NotImplementedError
+
+    def kick(self) -> None:
+        raise NotImplementedError
+
+
+__all__ = ["Clocks", "TableClocks", "restored", "shape", "to_json"]
