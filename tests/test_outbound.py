@@ -33,6 +33,7 @@ from test_url_seats import Person, close_all, forfeited, make_client, play, show
 from twentynine.game.engine import Match
 from twentynine.game.observation import Observation, observe
 from twentynine.game.rules import PROFILES, RulesError
+from twentynine.server.forfeit import FIELDS, REASON_CHARS, bot_address, stored_forfeit
 from twentynine.services.protocols.bhoos.adapter import ProtocolBot, parse_spec
 from twentynine.services.protocols.bhoos.server import BotService
 from twentynine.services.protocols.fault import BotFault
@@ -404,3 +405,23 @@ def test_a_server_without_a_list_seats_no_bot_by_url(
         finally:
             close_all(sockets)
     assert not seen
+
+
+def test_a_forfeit_kept_by_an_older_version_is_shown_without_request_or_answer() -> None:
+    old = {
+        "seat": 3,
+        "team": 1,
+        "bot": "http://127.0.0.1:9/admin/secret?key=abc",
+        "message": "played " + "x" * 500,
+        "endpoint": "play",
+        "request": {"cards": ["JS"]},
+        "answer": SECRET,
+    }
+    shown = stored_forfeit(old)
+    assert shown is not None and set(shown) == set(FIELDS)
+    assert shown["bot"] == "127.0.0.1:9" and shown["kind"] == "bad_answer"
+    assert len(shown["message"]) <= REASON_CHARS and SECRET not in json.dumps(shown)
+    assert stored_forfeit("nonsense") is None
+    assert stored_forfeit({"seat": True})["seat"] is None  # type: ignore[index]
+    assert bot_address("http://[::1]:8001/x") == "[::1]:8001"
+    assert bot_address("https://bots.example.org/path?q=1") == "bots.example.org"

@@ -373,7 +373,8 @@ def test_a_broken_bot_forfeits_the_room_game_for_its_team(
     fault = end["forfeit"]
     assert fault["seat"] == 1 and fault["team"] == 1
     assert words in fault["message"], fault["message"]
-    assert fault["endpoint"] == endpoint and fault["bot"] == base and fault["kind"] == kind
+    assert fault["endpoint"] == endpoint and fault["kind"] == kind
+    assert fault["bot"] == base.split("://")[1].split("/")[0]  # host and port only
     shown_only(fault)
     assert session.game.to_act == 1  # the decision the bot failed is the one still due
     # every client hears of it: the event in its log, and the block with the details
