@@ -239,6 +239,12 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
         print(f"twentynine serve: {e}", file=sys.stderr)
         return 2
     config.db = db or config.db or str(default_path())
+    if "TWENTYNINE_URL_BOTS" in os.environ:
+        print(
+            "twentynine serve: TWENTYNINE_URL_BOTS is no longer read; contest bots are called"
+            " only at the hosts TWENTYNINE_BOT_HOSTS names",
+            file=sys.stderr,
+        )
     try:
         app = create_app(config)
     except StoreError as e:
