@@ -47,6 +47,7 @@ class ServerProcess:
             **os.environ,
             "TWENTYNINE_BOT_DELAY_MS": BOT_DELAY_MS,
             "TWENTYNINE_BOT_WORKERS": "1",
+            "TWENTYNINE_PAIR_PAUSE_MS": "1500",  # after a trick that could open a pair window
             "PYTHONUNBUFFERED": "1",
             **(env or {}),
         }

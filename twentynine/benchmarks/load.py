@@ -204,6 +204,7 @@ class Server:
             **os.environ,
             "TWENTYNINE_BOT_DELAY_MS": "0",
             "TWENTYNINE_TRICK_PAUSE_MS": str(self.trick_pause_ms),
+            "TWENTYNINE_PAIR_PAUSE_MS": str(self.trick_pause_ms),  # the same wait after each
             "TWENTYNINE_BOT_WORKERS": "0",  # the tables hold people only: no worker processes
             "PYTHONUNBUFFERED": "1",
         }

@@ -22,10 +22,12 @@ from ..game.actions import Action, ActionError
 from ..game.engine import IllegalAction
 from . import protocol as P
 from .botpool import BotPool
+from .durable import Replies
+from .forfeit import stored_forfeit
 from .game import SIGNAL, Game, GameError, is_marker
 from .room import Room, RoomError, TableRules, clean_name, make_room, normal_code
 from .session import DEAL, PACES, TRICK, Connection, GameSession, Seating, ServerConfig, safe_send
-from .setup import SEAT_NAMES, GameSetup, SetupError, parse_setup
+from .setup import SEAT_NAMES, GameSetup, SetupError, parse_setup, refused_url
 from .store import GameStore, StoreError, UnknownGame, hash_token, open_store
 
 log = logging.getLogger("twentynine.server")
@@ -141,7 +143,7 @@ class Lobby:
                 table = TableRules.from_json(settings["table"])
             except (KeyError, TypeError, ValueError) as e:
                 raise StoreError(f"game {ident!r}: its table settings are broken: {e}") from None
-        forfeit = settings.get("forfeit")
+        forfeit = settings.get("forfeit")  # None unless a dict with a seat
         session = GameSession(
             ident=ident,
             token="",
@@ -155,17 +157,22 @@ class Lobby:
             saved=list(game.log),
             released=settings.get("released", -1),
             table=table,
-            forfeit=forfeit if isinstance(forfeit, dict) else None,
+            forfeit=stored_forfeit(forfeit),
+            # above every version a client saw, and every stored reply answers its resend
+            version=stored.version + 1,
+            version_kept=stored.version,
+            replies=Replies(stored.replies),
         )
-        if table is not None:
-            # nobody is connected yet: every person is away from now, with the full grace
-            now = session._now()
-            session.away = {seat: now for seat in session.human_seats}
+        session.keep_version()
         kinds = {e["type"] for e in events}
         if game.deal_over:
             session.hold, session.hold_at = DEAL, session.version
         elif "trick" in kinds and settings.get("released") != len(entries):
             session.hold, session.hold_at = TRICK, session.version
+        session.restore_pause(settings.get("pair_choice"))
+        if table is not None:  # nobody is connected yet: see ``timers`` for who keeps what
+            session.restore_clocks(settings.get("timers"))
+        session.resume()
         return session
 
     def _sweep(self) -> None:
@@ -275,10 +282,10 @@ class Lobby:
                 setup = parse_setup(raw)
             except SetupError as e:
                 raise P.ProtocolError(P.BAD_SETUP, str(e), msg.id) from None
-            if not self.config.url_bots and any(s.url for s in setup.seats):
-                raise P.ProtocolError(
-                    P.BAD_SETUP, "this server does not seat bots by URL", msg.id, "no_url_bots"
-                )
+            refused = refused_url(self.config.bot_hosts, setup)
+            if refused is not None:
+                reason = "no_url_bots" if not self.config.bot_hosts else None
+                raise P.ProtocolError(P.BAD_SETUP, refused, msg.id, reason)
             try:
                 session = self.create(setup, PACES[pace_name])
             except GameError as e:
@@ -440,7 +447,7 @@ class Lobby:
             elif msg.type == "stand":
                 room.stand(digest)
             elif msg.type == "seat_bot":
-                room.set_seat(digest, body["seat"], body["bot"], self.config.url_bots)
+                room.set_seat(digest, body["seat"], body["bot"], self.config.bot_hosts)
             elif msg.type == "swap":
                 room.swap(digest, body["a"], body["b"])
             elif msg.type == "start":

@@ -63,6 +63,7 @@ from .. import __version__
 from . import PROTOCOL_VERSION
 
 MAX_MESSAGE_BYTES = 4096
+TRICK, DEAL = "trick", "deal"  # the holds a state or an update may carry
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
 TYPES = (

@@ -26,6 +26,7 @@ from functools import cached_property
 from typing import Any
 
 from ..bots.characters import BY_ID, CHARACTERS
+from ..services.protocols.hosts import AllowList, OutboundRefused
 from .setup import MAX_NAME, SEAT_NAMES, GameSetup, SetupError, parse_setup, url_bot_name
 from .store import hash_token
 
@@ -274,8 +275,9 @@ class Room:
             self.slots[mine] = Slot()
             self._changed()
 
-    def set_seat(self, by: str, seat: int, bot: str, url_bots: bool) -> None:
-        """Host only: a bot character, a contest bot URL, or '' to open the seat."""
+    def set_seat(self, by: str, seat: int, bot: str, hosts: AllowList) -> None:
+        """Host only: a bot character, a contest bot URL (where ``hosts`` allows), or ''
+        to open the seat."""
         self._before_start()
         self._host_only(by)
         _check_seat(seat)
@@ -284,7 +286,7 @@ class Room:
         if bot == "":
             self.slots[seat] = Slot()
         elif bot.startswith(("http://", "https://")):
-            if not url_bots:
+            if not hosts:
                 raise RoomError("forbidden", "this server does not seat bots by URL", "no_url_bots")
             if self.setup.get("profile") != "bhoos":
                 raise RoomError(
@@ -300,6 +302,10 @@ class Room:
                 check_rules(self.rules_setup.rules)
             except ValueError as e:
                 raise RoomError("bad_setup", str(e).replace(" (use --profile bhoos)", "")) from None
+            try:
+                hosts.check_url(base)
+            except OutboundRefused as e:
+                raise RoomError("forbidden", str(e)) from None
             self.slots[seat] = Slot(URL, name=url_bot_name(base), url=bot)
         elif bot in BY_ID:
             self.slots[seat] = Slot(BOT, character=bot)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..bots.characters import BY_ID, CHARACTERS
 from ..game.rules import PROFILES, Rules, RulesError, resolve
+from ..services.protocols.hosts import AllowList, OutboundRefused
 
 SEAT_NAMES = ("South", "West", "North", "East")
 MAX_NAME = 24
@@ -142,6 +143,23 @@ def url_bot_name(base: str) -> str:
     if parts.port is not None:
         where = f"{where}:{parts.port}"
     return f"bot at {where}"[:MAX_NAME]
+
+
+def refused_url(hosts: AllowList, setup: GameSetup) -> str | None:
+    """Why this server may not seat the setup's contest bots (None: it may, or it has none).
+
+    Only what the URLs say is checked here; the addresses their hosts resolve
+    to are checked at every connection (``outbound``)."""
+    for s in setup.seats:
+        if s.url is None:
+            continue
+        if not hosts:
+            return "this server does not seat bots by URL"
+        try:
+            hosts.check_url(s.url)
+        except OutboundRefused as e:
+            return f"seat {s.seat}: {e}"
+    return None
 
 
 def _bool(obj: Mapping[str, Any], key: str, default: bool) -> bool:
