@@ -414,6 +414,13 @@ class Lobby:
         clients = self.room_clients[room.code]
         digest = clients[conn]
         new_token: str | None = None
+        if msg.type == "start":
+            try:
+                return await self._start_room(conn, room, digest, msg)
+            except RoomError as e:
+                raise P.ProtocolError(e.code, str(e), msg.id) from None
+        # the change is made, then written; if either fails the room is as it was
+        point = room.checkpoint()
         try:
             if msg.type == "sit":
                 if not digest:
@@ -421,18 +428,20 @@ class Lobby:
                     digest = hash_token(new_token)
                 name = clean_name(body.get("name"), SEAT_NAMES[body["seat"] % 4])
                 room.sit(digest, body["seat"], name)
-                clients[conn] = digest
             elif msg.type == "stand":
                 room.stand(digest)
             elif msg.type == "seat_bot":
                 room.set_seat(digest, body["seat"], body["bot"], self.config.url_bots)
             elif msg.type == "swap":
                 room.swap(digest, body["a"], body["b"])
-            elif msg.type == "start":
-                return await self._start_room(conn, room, digest, msg)
+            self._save_room_or_fail(room, msg.id)
         except RoomError as e:
+            room.rollback(point)
             raise P.ProtocolError(e.code, str(e), msg.id) from None
-        self._save_room_or_fail(room, msg.id)
+        except BaseException:
+            room.rollback(point)
+            raise
+        clients[conn] = digest
         await self._room_reply(conn, room, digest, msg.id, new_token)
         return current
 
