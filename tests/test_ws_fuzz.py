@@ -29,6 +29,7 @@ with warnings.catch_warnings():
 
 from twentynine.game.actions import KINDS, Action, ActionError
 from twentynine.server import protocol as P
+from twentynine.server.limits import Limits
 from twentynine.server.session import GameSession, ServerConfig
 from twentynine.web.app import create_app
 
@@ -59,6 +60,10 @@ FUZZ = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
+# Bots on a thread of this process, without a pause: fast, and no worker processes. The
+# fuzzer sends far faster than any person: the limits of a connection are off here (they
+# have tests of their own, tests/test_limits.py).
+QUIET = ServerConfig(bot_delay=0, bot_workers=0, warm_up=False, limits=Limits.none())
 _pool = concurrent.futures.ThreadPoolExecutor(4)
 _ids = itertools.count()
 
@@ -178,8 +183,7 @@ class Table:
 
 @contextlib.contextmanager
 def table(setup: dict[str, Any], play: bool = False) -> Iterator[Table]:
-    # Bots on a thread of this process, without a pause: fast, and no worker processes.
-    app = create_app(ServerConfig(bot_delay=0, bot_workers=0, warm_up=False))
+    app = create_app(QUIET)
     with (
         TestClient(app) as client,
         client.websocket_connect("/ws") as player,
@@ -458,7 +462,7 @@ RESENDS = st.one_of(
 
 
 def test_a_resent_id_is_never_applied_twice() -> None:
-    app = create_app(ServerConfig(bot_delay=0, bot_workers=0, warm_up=False))
+    app = create_app(QUIET)
     with TestClient(app) as client, client.websocket_connect("/ws") as ws:
         recv(ws)
 

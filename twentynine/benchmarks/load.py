@@ -59,6 +59,7 @@ from typing import Any
 from websockets.exceptions import ConnectionClosed
 
 from ..game.rules import PROFILES
+from ..server.limits import NO_LIMITS_ENV
 from .localhost import free_port, stop
 
 try:  # websockets >= 13
@@ -187,8 +188,13 @@ def _proc_cpu_seconds(pid: int) -> float | None:
 class Server:
     """``twentynine serve`` on a free loopback port, in its own process group."""
 
-    def __init__(self, memory_db: bool, trick_pause_ms: int) -> None:
+    def __init__(
+        self, memory_db: bool, trick_pause_ms: int, env: dict[str, str] | None = None
+    ) -> None:
         self.tmp = tempfile.TemporaryDirectory(prefix="twentynine-load-")
+        # the players here act with no thought at all: no limit of a connection or an
+        # address applies to them (``bench abuse`` passes the limits it measures instead)
+        self.env = NO_LIMITS_ENV if env is None else env
         self.db = ":memory:" if memory_db else str(Path(self.tmp.name) / "games.sqlite3")
         self.log_path = Path(self.tmp.name) / "server.log"
         self.trick_pause_ms = trick_pause_ms
@@ -206,6 +212,7 @@ class Server:
             "TWENTYNINE_TRICK_PAUSE_MS": str(self.trick_pause_ms),
             "TWENTYNINE_BOT_WORKERS": "0",  # the tables hold people only: no worker processes
             "PYTHONUNBUFFERED": "1",
+            **self.env,
         }
         env.pop("TWENTYNINE_DB", None)
         for attempt in range(3):  # a port taken between our probe and the server's bind
@@ -304,8 +311,10 @@ def hard_limit(seconds: float, server: Server) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def running_server(memory_db: bool, trick_pause_ms: int) -> Iterator[Server]:
-    server = Server(memory_db, trick_pause_ms)
+def running_server(
+    memory_db: bool, trick_pause_ms: int, env: dict[str, str] | None = None
+) -> Iterator[Server]:
+    server = Server(memory_db, trick_pause_ms, env)
     try:
         server.start()
         yield server

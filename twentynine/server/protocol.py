@@ -101,6 +101,7 @@ BAD_ACTION = "bad_action"
 NOT_YOUR_SEAT = "not_your_seat"
 ILLEGAL = "illegal"
 UNAVAILABLE = "unavailable"
+RATE_LIMITED = "rate_limited"  # over a limit of this connection or address (``limits``)
 # rooms
 FULL = "full"
 TAKEN = "taken"

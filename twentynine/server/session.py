@@ -25,7 +25,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from ..game.actions import PAIR, PLAY, REVEAL, Action
 from ..game.engine import IllegalAction
@@ -33,6 +33,8 @@ from ..services.protocols.fault import BotFault
 from . import protocol as P
 from .botpool import BotPool
 from .game import SIGNAL, Game, GameError, parse_action
+from .limits import Limits
+from .outbox import Connection, deliver
 from .room import STANDIN, TableRules
 from .setup import SEAT_NAMES, GameSetup
 from .store import GameStore, StoreError, hash_token
@@ -65,6 +67,7 @@ class ServerConfig:
     db: str | None = None  # where games are kept (path or URL); None: in memory only
     trick_pause: float = 1.5  # seconds a finished trick stays on a room's table
     url_bots: bool = True  # rooms and setups may seat contest bots by URL
+    limits: Limits = field(default_factory=Limits)  # per connection and address (``limits``)
 
     @classmethod
     def from_env(cls) -> ServerConfig:
@@ -76,13 +79,8 @@ class ServerConfig:
             db=os.environ.get("TWENTYNINE_DB") or None,
             trick_pause=max(0, _env_int("TWENTYNINE_TRICK_PAUSE_MS", 1500)) / 1000,
             url_bots=os.environ.get("TWENTYNINE_URL_BOTS", "1") != "0",  # see web.app.serve
+            limits=Limits.from_env(),
         )
-
-
-class Connection(Protocol):
-    """What a session needs of a client connection."""
-
-    async def send(self, data: dict[str, Any]) -> None: ...
 
 
 @dataclass(eq=False)
@@ -258,11 +256,9 @@ class GameSession:
         msg.update(self._common(seating))
         return msg
 
-    async def _send(self, conn: Connection, data: dict[str, Any]) -> None:
-        try:
-            await conn.send(data)
-        except Exception:  # a client gone mid-send is detached by its own handler
-            log.debug("send failed", exc_info=True)
+    def _send(self, conn: Connection, data: dict[str, Any]) -> None:
+        """Into the client's outbox (``outbox``): a session never waits for a client."""
+        deliver(conn, data)
 
     async def _changed(
         self,
@@ -286,9 +282,9 @@ class GameSession:
         for conn, seating in list(self.clients.items()):
             if conn in arrived:
                 ident, token = arrived[conn]
-                await self._send(conn, self._state_with_token(seating, ident, token))
+                self._send(conn, self._state_with_token(seating, ident, token))
             else:
-                await self._send(conn, self._update_message(seating, events, reset))
+                self._send(conn, self._update_message(seating, events, reset))
 
     # ------------------------------------------------------------ storage
     def settings(self) -> dict[str, Any]:
@@ -357,7 +353,7 @@ class GameSession:
         self.clients[conn] = seating
         self.last_active = time.monotonic()
         if self.table is None:
-            await self._send(conn, self._state_with_token(seating, ident, token))
+            self._send(conn, self._state_with_token(seating, ident, token))
         else:
             async with self.lock:  # the others see the player (or a new spectator) arrive
                 self._mark_presence()
@@ -421,10 +417,10 @@ class GameSession:
         if seating is None:
             raise P.ProtocolError(P.NO_GAME, "join the game first", msg.id)
         if msg.type == "sync":
-            await self._send(conn, self.state_message(seating, msg.id))
+            self._send(conn, self.state_message(seating, msg.id))
             return
         if msg.id is not None and (seating.seats, msg.id) in self.replies:
-            await self._send(conn, {**self.replies[(seating.seats, msg.id)], "duplicate": True})
+            self._send(conn, {**self.replies[(seating.seats, msg.id)], "duplicate": True})
             return
         async with self.lock:
             try:
@@ -441,7 +437,7 @@ class GameSession:
             except GameError as e:
                 reply = P.error(P.UNAVAILABLE, str(e), msg.id, self.version)
             self._remember(seating.seats, msg.id, reply)
-        await self._send(conn, reply)
+        self._send(conn, reply)
         self.kick()
 
     async def _handle_change(self, seating: Seating, msg: P.Message) -> None:
@@ -693,14 +689,6 @@ class GameSession:
         await self._changed([event])
 
 
-async def safe_send(conn: Connection, data: dict[str, Any]) -> None:
-    """Send to a client that may have gone: its own handler notices and detaches it."""
-    try:
-        await conn.send(data)
-    except Exception:
-        log.debug("send failed", exc_info=True)
-
-
 def _short_json(value: Any, limit: int = 2000) -> Any:
     text = json.dumps(value, ensure_ascii=False) if value is not None else None
     if text is not None and len(text) > limit:
@@ -715,4 +703,4 @@ def _read_action(msg: P.Message) -> Action:
         raise P.ProtocolError(P.BAD_ACTION, str(e), msg.id) from None
 
 
-__all__ = ["PACES", "Connection", "GameSession", "Seating", "ServerConfig", "safe_send"]
+__all__ = ["PACES", "Connection", "GameSession", "Seating", "ServerConfig"]

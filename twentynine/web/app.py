@@ -233,8 +233,15 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
 
     import uvicorn
 
+    from .sockets import AbortableSockets
+
     config = ServerConfig.from_env()
     config.db = db or config.db or str(default_path())
+    try:
+        config.limits.networks()
+    except ValueError as e:
+        print(f"twentynine serve: TWENTYNINE_TRUSTED_PROXIES: {e}", file=sys.stderr)
+        return 2
     if "TWENTYNINE_URL_BOTS" not in os.environ and host not in ("127.0.0.1", "localhost", "::1"):
         # a contest bot seat makes the server call the URL a player gives: fine on one's own
         # machine, an open door on a public address unless its owner says otherwise
@@ -259,7 +266,10 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
         host=host,
         port=port,
         log_level="warning",
-        ws="websockets-sansio",
+        ws=AbortableSockets,  # websockets-sansio, with an abort for clients that never read
+        # a client's address is the socket's, or X-Forwarded-For from a proxy the operator
+        # trusts (TWENTYNINE_TRUSTED_PROXIES, read by the server itself): never uvicorn's
+        proxy_headers=False,
         ws_max_size=64 * 1024,
     )
     return 0
