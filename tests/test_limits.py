@@ -113,11 +113,12 @@ def test_a_fast_person_and_a_reconnecting_page_never_meet_the_defaults(
     for _reconnect in range(12):  # a page that loses its network every five seconds
         ticket = guard.open("198.51.100.1")
         assert isinstance(ticket, L.Ticket)
-        # a join, six pending messages resent, a ping: all at once
-        assert [ticket.admit() for _ in range(8)] == [OK] * 8
+        # a join, six pending messages resent, a ping, and the whole state it missed: at once
+        at_once = ["room_join", *["act"] * 6, "ping", "sync"]
+        assert [ticket.admit(kind) for kind in at_once] == [OK] * len(at_once)
         for _ in range(25):  # then five messages a second: far faster than anyone plays
             clock.now += 0.2
-            assert ticket.admit() == OK
+            assert ticket.admit("act") == OK
         ticket.close()
     # four people at one table behind one address, each as fast as that, for a minute
     people = [guard.open("198.51.100.2") for _ in range(4)]
@@ -216,14 +217,14 @@ def test_a_flooding_connection_is_refused_by_id_then_closed_4029() -> None:
     with server(rate=1, burst=5, refusals=3) as client:
         ws = connect(client)
         for i in range(5):
-            send(ws, type="sync", id=f"s{i}")
+            send(ws, type="act", id=f"s{i}", action={})
             assert recv(ws)["code"] == P.NO_GAME  # handled (there is no game)
         for i in range(3):
-            send(ws, type="sync", id=f"x{i}")
+            send(ws, type="act", id=f"x{i}", action={})
             refused = recv(ws)
             assert refused["code"] == P.RATE_LIMITED and refused["id"] == f"x{i}", refused
             assert "slow down" in refused["message"]
-        send(ws, type="sync", id="last")
+        send(ws, type="act", id="last", action={})
         final = recv(ws)
         assert final["code"] == P.RATE_LIMITED and "closing" in final["message"]
         assert closed_with(ws) == LIMITED
@@ -231,6 +232,18 @@ def test_a_flooding_connection_is_refused_by_id_then_closed_4029() -> None:
         again = opened(client)
         assert recv(again)["code"] == P.RATE_LIMITED
         assert closed_with(again) == LIMITED
+
+
+def test_the_whole_state_costs_ten_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    Clock(monkeypatch)
+    guard = Guard(Limits(rate=1, burst=30, refusals=50))
+    ticket = guard.open("192.0.2.3")
+    assert isinstance(ticket, L.Ticket)
+    assert [ticket.admit("sync") for _ in range(4)] == [OK, OK, OK, REFUSE]
+    assert [ticket.admit("act") for _ in range(2)] == [REFUSE, REFUSE]  # (nothing left)
+    fresh = guard.open("192.0.2.4")
+    assert isinstance(fresh, L.Ticket)
+    assert [fresh.admit("act") for _ in range(30)] == [OK] * 30
 
 
 def test_the_connections_of_one_address_share_its_limit() -> None:

@@ -3,7 +3,7 @@
 Each test has a server of its own with a limit small enough for one page to
 meet it: an outbox of one waiting message (a move's update and its ack,
 queued together, are one too many, so the server closes with 4008), or a
-burst of four messages (the page is answered ``rate_limited``, then closed
+small burst of messages (the page is answered ``rate_limited``, then closed
 with 4029). Either way the page reconnects by itself, at once after 4008 and
 only after the server's cooldown after 4029, rejoins its game and has the
 state the server has.
@@ -22,6 +22,9 @@ from .conftest import ServerProcess
 from .driver import Choices, click_action, start_game, wait_ready
 
 MakePage = Callable[[str, dict[str, str]], Page]
+# the websocket protocol of `twentynine serve` (it stops reading a closed client, and drops
+# one that does not answer the close)
+SOCKETS = "twentynine.web.sockets:AbortableSockets"
 
 
 @pytest.fixture
@@ -31,7 +34,7 @@ def page_of(browser: Browser) -> Iterator[MakePage]:
     errors: list[str] = []
 
     def make(name: str, env: dict[str, str]) -> Page:
-        server = ServerProcess(name, env)
+        server = ServerProcess(name, env, ws=SOCKETS)
         context = browser.new_context(
             viewport={"width": 1280, "height": 800}, service_workers="block"
         )
@@ -92,7 +95,8 @@ def test_a_page_closed_for_falling_behind_reconnects_at_once_and_resyncs(
 
 def test_a_page_over_a_limit_is_told_then_waits_and_comes_back(page_of: MakePage) -> None:
     env = {
-        "TWENTYNINE_MESSAGE_BURST": "4",
+        # a ping and a create (1 and 10), then room for two syncs (10 each)
+        "TWENTYNINE_MESSAGE_BURST": "31",
         "TWENTYNINE_MESSAGES_PER_SECOND": "0.01",
         "TWENTYNINE_REFUSALS": "1",
         "TWENTYNINE_LIMIT_COOLDOWN_MS": "3000",

@@ -317,7 +317,8 @@ def _other(rng: random.Random, t: Table, n: int) -> str:
 
 Make = Callable[[random.Random, Table, int], str | bytes]
 KINDS_OF_FUZZ: dict[str, Make] = {
-    "text": lambda rng, t, n: _text(rng, 40),
+    # a text frame itself is UTF-8 on the wire (a lone surrogate can only come escaped)
+    "text": lambda rng, t, n: _text(rng, 40).encode("utf-8", "replace").decode(),
     "json": lambda rng, t, n: _dumps(_value(rng)),
     "near": _near,
     "bad_text": _bad_text_message,
@@ -383,6 +384,12 @@ def harmless(frame: str | bytes, client: str, t: Table) -> bool:
     return True
 
 
+def unsolicited(msg: dict[str, Any]) -> bool:
+    """A message that answers no frame: a room's or a game's news to everyone in it
+    (someone entered the room, say). Every answer carries an ``id`` key, pongs aside."""
+    return msg.get("type") in ("room", "update") and "id" not in msg
+
+
 def reply_fault(reply: dict[str, Any]) -> str | None:
     """What is wrong with a server's reply to a fuzzed frame, or None."""
     if "v" not in reply:
@@ -411,4 +418,5 @@ __all__ = [
     "frames",
     "harmless",
     "reply_fault",
+    "unsolicited",
 ]

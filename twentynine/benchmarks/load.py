@@ -373,6 +373,8 @@ class Client:
         self.deal_asked_at: int | None = None  # the version at which we asked for a deal
         # between games: the old game's messages are ignored until the new one's state
         self.accepting = True
+        self.acts: list[tuple[float, float]] = []  # (sent, round trip) of every act acked
+        self.source: str | None = None  # the local address to connect from (None: any)
 
     def next_id(self) -> str:
         self.counter += 1
@@ -382,6 +384,8 @@ class Client:
         kwargs: dict[str, Any] = {"open_timeout": 30}
         if "proxy" in inspect.signature(ws_connect).parameters:
             kwargs["proxy"] = None  # loopback: never through a proxy of the environment
+        if self.source is not None:  # a loopback address of its own (127.x.y.z)
+            kwargs["local_addr"] = (self.source, 0)
         self.ws = await ws_connect(url, **kwargs)
         welcome = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
         if welcome.get("type") != "welcome":
@@ -434,6 +438,7 @@ class Client:
                 sent = self.sent_at.pop(ident, None) if ident else None
                 if kind == "ack" and sent is not None:
                     stats.acked += 1
+                    self.acts.append((sent, now - sent))
                     if self.step.in_window(sent):
                         stats.rtts.append(now - sent)
                 elif kind == "error" and (sent is not None or ident not in self.waiting):

@@ -36,7 +36,8 @@ EXAMPLES = {
   twentynine bench engine               random deals per second through the engine API
   twentynine bench engine --deals 500 --runs 3
   twentynine bench browser              Pyodide in headless chromium: download, starts, bots
-  twentynine bench load                 online rooms over loopback: p50/p99 of an action""",
+  twentynine bench load                 online rooms over loopback: p50/p99 of an action
+  twentynine bench abuse                a client that never reads, a flood, 10,000 fuzzed frames""",
     "arena": """examples:
   twentynine arena casual novice --deals 500
   twentynine arena expert strong --deals 2000 --profile pagat --jobs 2 --out runs/x --plot x.png
@@ -92,7 +93,9 @@ def _parser() -> argparse.ArgumentParser:
 
     b = add("bench", "Print performance figures (not a test).")
     b.add_argument(
-        "what", choices=["engine", "solver", "bots", "browser", "load"], help="what to measure"
+        "what",
+        choices=["engine", "solver", "bots", "browser", "load", "abuse"],
+        help="what to measure",
     )
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
 
@@ -278,6 +281,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from ..benchmarks import load
 
         return load.main(args.rest)
+    if args.what == "abuse":
+        from ..benchmarks import abuse
+
+        return abuse.main(args.rest)
     try:
         from ..benchmarks import solver  # type: ignore[attr-defined, unused-ignore]
     except ImportError:

@@ -171,6 +171,11 @@ class Address:
 
 
 OK, REFUSE, CLOSE = "ok", "refuse", "close"
+# What a message costs in a bucket, by type (1 otherwise): the whole state of a game, a
+# new game or room (with its writes to the store) and a join are many times a move's work.
+# A page asks for the whole state only when it missed a version, and joins once a
+# connection.
+COSTS = {"sync": 10.0, "create": 10.0, "room_create": 10.0, "join": 3.0, "room_join": 3.0}
 
 
 class Ticket:
@@ -188,11 +193,12 @@ class Ticket:
         self.refused = 0
         self._closed = False
 
-    def admit(self) -> str:
-        """May this connection's next message be handled: ``OK``, ``REFUSE`` (answer it
-        ``rate_limited``) or ``CLOSE`` (it went on past the limit)."""
+    def admit(self, kind: str | None = None) -> str:
+        """May this connection's next message (of type ``kind``) be handled: ``OK``,
+        ``REFUSE`` (answer it ``rate_limited``) or ``CLOSE`` (it went on past the limit)."""
         now = clock()
-        if self.messages.take(now) and self.state.messages.take(now):
+        cost = COSTS.get(kind or "", 1.0)
+        if self.messages.take(now, cost) and self.state.messages.take(now, cost):
             return OK
         self.refused += 1
         self.guard.refused += 1
@@ -327,4 +333,4 @@ class Guard:
         }
 
 
-__all__ = ["CLOSE", "NO_LIMITS_ENV", "OK", "REFUSE", "Bucket", "Guard", "Limits", "Ticket"]
+__all__ = ["CLOSE", "COSTS", "NO_LIMITS_ENV", "OK", "REFUSE", "Bucket", "Guard", "Limits", "Ticket"]

@@ -30,7 +30,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from .protocol import dumps
 
@@ -40,9 +40,11 @@ SLOW = 4008  # the client did not read what was sent: reconnect and resync
 LIMITED = 4029  # the client went on past a limit: wait, then reconnect
 GOING_AWAY = 1001
 CLOSE_SECONDS = 1.0  # to write the close frame; past it the transport is aborted
-# The key under the ASGI scope's "extensions" where the server puts a function that
-# drops the connection at once (see ``web.app``: uvicorn does not offer one itself).
+# The keys under the ASGI scope's "extensions" where the server puts a function that
+# drops the connection at once, and one that stops reading from it (``web.sockets``:
+# uvicorn offers neither itself).
 ABORT_EXTENSION = "twentynine.abort"
+STOP_READING_EXTENSION = "twentynine.stop_reading"
 
 Write = Callable[[str], Awaitable[None]]
 Close = Callable[[int, str], Awaitable[None]]
@@ -101,16 +103,21 @@ class Outbox:
     posts to the page and cannot fall behind).
     """
 
+    # how many connections of this process were closed, by close code (for /healthz)
+    closes: ClassVar[collections.Counter[int]] = collections.Counter()
+
     def __init__(
         self,
         write: Write,
         close: Close | None = None,
         limits: OutboxLimits | None = None,
         abort: Callable[[], None] | None = None,
+        stop_reading: Callable[[], None] | None = None,
     ) -> None:
         self._write = write
         self._close = close
         self._abort = abort
+        self._stop_reading = stop_reading
         self.limits = limits
         self._queue: collections.deque[str] = collections.deque()
         self._bytes = 0
@@ -205,6 +212,7 @@ class Outbox:
     async def _say_goodbye(self) -> None:
         assert self.closing is not None
         code, reason = self.closing
+        Outbox.closes[code] += 1
         if code == SLOW:
             log.info("closing a client that does not keep up (%s)", reason)
         if self._close is None:
@@ -212,11 +220,19 @@ class Outbox:
         try:
             async with asyncio.timeout(CLOSE_SECONDS):
                 await self._close(code, reason)
-            return
         except TimeoutError:
             pass  # the socket does not drain: the close frame cannot go out either
         except Exception:
             log.debug("close failed", exc_info=True)
+            return
+        else:
+            # Nothing it sends now is read (a flood would cost the server as much as
+            # before); a client that answers the close is gone long before CLOSE_SECONDS,
+            # one that does not read never will: drop it then.
+            if self._stop_reading is not None:
+                self._stop_reading()
+            if self._abort is not None:
+                asyncio.get_running_loop().call_later(CLOSE_SECONDS, self._abort)
             return
         if self._abort is not None:
             self._abort()
@@ -227,6 +243,7 @@ __all__ = [
     "GOING_AWAY",
     "LIMITED",
     "SLOW",
+    "STOP_READING_EXTENSION",
     "Connection",
     "Outbox",
     "OutboxLimits",

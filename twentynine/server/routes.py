@@ -18,7 +18,14 @@ from .history import routes as history_routes
 from .limits import CLOSE, OK, Ticket
 from .lobby import Lobby
 from .meta import meta
-from .outbox import ABORT_EXTENSION, CLOSE_SECONDS, LIMITED, Outbox, OutboxLimits
+from .outbox import (
+    ABORT_EXTENSION,
+    CLOSE_SECONDS,
+    LIMITED,
+    STOP_READING_EXTENSION,
+    Outbox,
+    OutboxLimits,
+)
 from .protocol import dumps, welcome
 from .session import GameSession
 
@@ -32,8 +39,14 @@ class SocketConnection:
     def __init__(self, ws: WebSocket, address: str, limits: OutboxLimits) -> None:
         self.ws = ws
         self.address = address  # what its limits count against (``limits.Guard.key``)
-        abort = ws.scope.get("extensions", {}).get(ABORT_EXTENSION)
-        self.outbox = Outbox(self._write, self._close, limits, abort=abort)
+        extensions = ws.scope.get("extensions") or {}
+        self.outbox = Outbox(
+            self._write,
+            self._close,
+            limits,
+            abort=extensions.get(ABORT_EXTENSION),
+            stop_reading=extensions.get(STOP_READING_EXTENSION),
+        )
 
     def send(self, data: dict[str, Any]) -> None:
         self.outbox.put(data)
@@ -69,11 +82,7 @@ class Reader:
                     return
                 self.handling = True
                 try:
-                    verdict = self.ticket.admit()
-                    if verdict == OK:
-                        await self.handle(frame)
-                    else:
-                        self.refuse(frame, verdict == CLOSE)
+                    await self.handle(frame)
                 finally:
                     self.handling = False
 
@@ -81,32 +90,41 @@ class Reader:
         return self.session.version if self.session is not None else 0
 
     async def handle(self, frame: Message) -> None:
+        """Read the message, see that it is within the limits, then let the lobby have it."""
         conn, session = self.conn, self.session
-        ident: str | None = None
         try:
             msg = P.parse_message(_text(frame))
-            ident = msg.id
+        except P.ProtocolError as e:
+            if self.admitted(None, e.ident):
+                conn.send(P.error(e.code, str(e), e.ident, self._version()))
+            return
+        if not self.admitted(msg.type, msg.id):
+            return
+        try:
             self.session = await self.lobby.dispatch(conn, session, msg)
         except P.ProtocolError as e:
-            conn.send(P.error(e.code, str(e), e.ident or ident, self._version()))
+            conn.send(P.error(e.code, str(e), e.ident or msg.id, self._version()))
         except Exception:  # a bug must not end the connection, nor the server
             log.exception("error handling a message")
             conn.send(
-                P.error("server_error", "the server failed on this message", ident, self._version())
+                P.error(
+                    "server_error", "the server failed on this message", msg.id, self._version()
+                )
             )
 
-    def refuse(self, frame: Message, close: bool) -> None:
-        """A message over a limit: not handled; its sender hears why, by the message's id.
-        One that goes on being refused is closed (``outbox.LIMITED``) after this answer."""
-        try:
-            ident = P.parse_message(_text(frame)).id
-        except P.ProtocolError as e:
-            ident = e.ident
+    def admitted(self, kind: str | None, ident: str | None) -> bool:
+        """Is this message within the limits? If not, its sender hears why (by the message's
+        id); one that goes on being refused is closed (``outbox.LIMITED``) after that."""
+        verdict = self.ticket.admit(kind)
+        if verdict == OK:
+            return True
+        close = verdict == CLOSE
         why = "too many messages: slow down" + (" (closing this connection)" if close else "")
         self.conn.send(P.error(P.RATE_LIMITED, why, ident, self._version()))
         if close:
             log.info("closing a connection from %s: too many messages", self.conn.address)
             self.conn.outbox.close(LIMITED, "too many messages", drop=False)
+        return False
 
 
 def _text(frame: Message) -> str | bytes | None:
@@ -115,12 +133,18 @@ def _text(frame: Message) -> str | bytes | None:
 
 
 async def _turn_away(ws: WebSocket, why: str) -> None:
-    """A connection over its address's limits: told why, then closed (``LIMITED``)."""
+    """A connection over its address's limits: told why, then closed (``LIMITED``), and
+    dropped soon after if it does not answer the close."""
     with contextlib.suppress(Exception):
         async with asyncio.timeout(CLOSE_SECONDS):
             await ws.accept()
             await ws.send_text(dumps(P.error(P.RATE_LIMITED, why, None, 0)))
             await ws.close(LIMITED, "over a limit")
+    extensions = ws.scope.get("extensions") or {}
+    if STOP_READING_EXTENSION in extensions:
+        extensions[STOP_READING_EXTENSION]()
+    if ABORT_EXTENSION in extensions:
+        asyncio.get_running_loop().call_later(CLOSE_SECONDS, extensions[ABORT_EXTENSION])
 
 
 async def game_socket(ws: WebSocket) -> None:
@@ -182,7 +206,9 @@ async def api_record(request: Request) -> Response:
 
 async def health(request: Request) -> Response:
     lobby = _lobby(request)
-    return JSONResponse({"ok": True, "games": len(lobby.sessions), "limits": lobby.guard.counts()})
+    closes = {str(code): n for code, n in sorted(Outbox.closes.items())}
+    body = {"ok": True, "games": len(lobby.sessions), "limits": lobby.guard.counts()}
+    return JSONResponse({**body, "closes": closes})
 
 
 def routes() -> list[BaseRoute]:

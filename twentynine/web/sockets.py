@@ -4,7 +4,9 @@ A client that never reads fills the socket's buffers; after that even a close
 frame cannot be written, and closing a transport waits for its buffer to
 drain, which for such a client is never. The outbox (``server.outbox``)
 then aborts the transport instead, through the function this protocol puts
-in the ASGI scope under ``ABORT_EXTENSION``. Everything else is uvicorn's
+in the ASGI scope under ``ABORT_EXTENSION``; and once a client is closed,
+what it goes on sending is no longer read (``STOP_READING_EXTENSION``), so
+a flood after the close costs nothing. Everything else is uvicorn's
 ``websockets-sansio`` protocol as it is.
 """
 
@@ -16,7 +18,7 @@ from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from ..server.outbox import ABORT_EXTENSION
+from ..server.outbox import ABORT_EXTENSION, STOP_READING_EXTENSION
 
 # The kernel's send buffer of a client's socket, fixed (Linux would let it grow to
 # megabytes for a client that does not read): a game's messages are a few kilobytes.
@@ -38,12 +40,21 @@ class AbortableSockets(WebSocketsSansIOProtocol):
         super().handle_connect(event)
         scope = getattr(self, "scope", None)
         if scope is not None:  # (none when the handshake was refused)
-            scope.setdefault("extensions", {})[ABORT_EXTENSION] = self.abort
+            extensions = scope.setdefault("extensions", {})
+            extensions[ABORT_EXTENSION] = self.abort
+            extensions[STOP_READING_EXTENSION] = self.stop_reading
 
     def abort(self) -> None:
         """Drop the connection now, whatever its buffers hold."""
         if self.transport is not None:
             self.transport.abort()
+
+    def stop_reading(self) -> None:
+        """Read nothing more from this client (after the app closed it): what it sends
+        stays in the kernel's buffers, and TCP holds the rest back."""
+        self.read_paused = True  # (so that uvicorn does not resume it)
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.pause_reading()
 
 
 __all__ = ["SEND_BUFFER", "AbortableSockets"]
