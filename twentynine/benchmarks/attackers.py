@@ -108,10 +108,14 @@ async def _attack_counts(
         counts.update({f"flooding_reader_{k}": v for k, v in fast.items()})
         counts.update({f"quiet_reader_{k}": v for k, v in quiet.items()})
         return counts
-    held = await idle_sockets(url, port, counts)
-    for ws in held:
-        ws.transport.abort()
-    await flooder(url, port, until, counts)
+
+    async def hold_idle() -> None:
+        held = await idle_sockets(url, port, counts)
+        await asyncio.sleep(max(0.0, until - time.monotonic()))
+        for ws in held:
+            ws.transport.abort()
+
+    await asyncio.gather(hold_idle(), flooder(url, port, until, counts))
     return counts
 
 
