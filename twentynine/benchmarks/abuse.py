@@ -125,7 +125,8 @@ class Rooms:
     def __init__(self, server: Server, plan: Plan) -> None:
         self.step = Step(plan.rooms, plan.rooms * 4)
         self.step.window_start, self.step.window_end = 0.0, math.inf
-        settings = Settings(length="match", think=plan.think, seed=plan.seed)
+        # deals without end: the room attacked keeps its code and its game all along
+        settings = Settings(length="single", think=plan.think, seed=plan.seed)
         self.tables = [Table(i, self.step, settings, server.url) for i in range(plan.rooms)]
         for t in self.tables:
             for c in t.clients:

@@ -9,8 +9,10 @@ a deal ends the bots wait until a player has looked at the table and says
 a time, through the ``BotPool``, at a human pace.
 
 With a ``GameStore`` (see ``store``), every change of a game's log is
-written before any client hears of it. The sessions of a server, and its
-rooms, are the ``Lobby``'s (``lobby``).
+written before any client hears of it. A client hears of it through its
+outbox (``outbox``): a session puts messages there, under its lock, and
+never waits for a client's socket. The sessions of a server, and its rooms,
+are the ``Lobby``'s (``lobby``).
 """
 
 from __future__ import annotations
