@@ -234,16 +234,16 @@ def test_a_flooding_connection_is_refused_by_id_then_closed_4029() -> None:
         assert closed_with(again) == LIMITED
 
 
-def test_the_whole_state_costs_ten_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_whole_state_costs_five_moves(monkeypatch: pytest.MonkeyPatch) -> None:
     Clock(monkeypatch)
-    guard = Guard(Limits(rate=1, burst=30, refusals=50))
+    guard = Guard(Limits(rate=1, burst=15, refusals=50))
     ticket = guard.open("192.0.2.3")
     assert isinstance(ticket, L.Ticket)
     assert [ticket.admit("sync") for _ in range(4)] == [OK, OK, OK, REFUSE]
     assert [ticket.admit("act") for _ in range(2)] == [REFUSE, REFUSE]  # (nothing left)
     fresh = guard.open("192.0.2.4")
     assert isinstance(fresh, L.Ticket)
-    assert [fresh.admit("act") for _ in range(30)] == [OK] * 30
+    assert [fresh.admit("act") for _ in range(15)] == [OK] * 15
 
 
 def test_the_connections_of_one_address_share_its_limit() -> None:

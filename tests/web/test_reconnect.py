@@ -95,8 +95,8 @@ def test_a_page_closed_for_falling_behind_reconnects_at_once_and_resyncs(
 
 def test_a_page_over_a_limit_is_told_then_waits_and_comes_back(page_of: MakePage) -> None:
     env = {
-        # a ping and a create (1 and 10), then room for two syncs (10 each)
-        "TWENTYNINE_MESSAGE_BURST": "31",
+        # a ping and a create (1 and 5), then room for two syncs (5 each)
+        "TWENTYNINE_MESSAGE_BURST": "16",
         "TWENTYNINE_MESSAGES_PER_SECOND": "0.01",
         "TWENTYNINE_REFUSALS": "1",
         "TWENTYNINE_LIMIT_COOLDOWN_MS": "3000",

@@ -175,7 +175,7 @@ OK, REFUSE, CLOSE = "ok", "refuse", "close"
 # new game or room (with its writes to the store) and a join are many times a move's work.
 # A page asks for the whole state only when it missed a version, and joins once a
 # connection.
-COSTS = {"sync": 10.0, "create": 10.0, "room_create": 10.0, "join": 3.0, "room_join": 3.0}
+COSTS = {"sync": 5.0, "create": 5.0, "room_create": 5.0, "join": 2.0, "room_join": 2.0}
 
 
 class Ticket:
