@@ -32,7 +32,7 @@ class Conn:
     def __init__(self) -> None:
         self.got: list[Msg] = []
 
-    async def send(self, data: Msg) -> None:
+    def send(self, data: Msg) -> None:
         self.got.append(json.loads(json.dumps(data)))
 
 
@@ -41,7 +41,7 @@ async def say(lobby: Lobby, conn: Conn, current: GameSession | None, msg: Msg) -
     try:
         return await lobby.dispatch(conn, current, parsed)
     except P.ProtocolError as e:
-        await conn.send(P.error(e.code, str(e), e.ident, 0))
+        conn.send(P.error(e.code, str(e), e.ident, 0))
         return current
 
 

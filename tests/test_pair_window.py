@@ -54,8 +54,8 @@ class Timed(Conn):
         super().__init__()
         self.at: list[float] = []
 
-    async def send(self, data: Msg) -> None:
-        await super().send(data)
+    def send(self, data: Msg) -> None:
+        super().send(data)
         self.at.append(time.monotonic())
 
 

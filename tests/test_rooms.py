@@ -648,7 +648,7 @@ def test_a_client_gone_before_its_answer_does_not_upset_the_lobby() -> None:
     from twentynine.server.lobby import Lobby
 
     class Gone:
-        async def send(self, data: dict[str, Any]) -> None:
+        def send(self, data: dict[str, Any]) -> None:
             raise ConnectionResetError("the client hung up")
 
     lobby = Lobby(ServerConfig(bot_workers=0, warm_up=False))

@@ -41,7 +41,9 @@ def _missing(what: str) -> None:
 class ServerProcess:
     """The app served by uvicorn in a subprocess, on a free loopback port."""
 
-    def __init__(self, name: str, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, name: str, env: dict[str, str] | None = None, ws: str = "websockets-sansio"
+    ) -> None:
         port = free_port()
         full_env = {
             **os.environ,
@@ -66,7 +68,7 @@ class ServerProcess:
                 "--port",
                 str(port),
                 "--ws",
-                "websockets-sansio",
+                ws,
                 "--log-level",
                 "warning",
             ],

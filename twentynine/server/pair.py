@@ -169,7 +169,7 @@ class PairTable:
         self._save_settings(bump=0)
         for conn, seating in list(self.clients.items()):
             if action.seat in seating.seats:  # the holder's own view: decided, waiting
-                await self._send(conn, self.state_message(seating))
+                self._send(conn, self.state_message(seating))
         return True
 
     async def _pair_decision(self) -> Action | None:
@@ -230,7 +230,7 @@ class PairTable:
     def state_message(self, seating: Any, ident: str | None = None) -> dict[str, Any]:
         raise NotImplementedError
 
-    async def _send(self, conn: Any, data: dict[str, Any]) -> None:
+    def _send(self, conn: Any, data: dict[str, Any]) -> None:
         raise NotImplementedError
 
     async def _changed(

@@ -19,6 +19,7 @@ client; the lobby sends what ``snapshot`` returns.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,7 +28,8 @@ from typing import Any
 
 from ..bots.characters import BY_ID, CHARACTERS
 from ..services.protocols.hosts import AllowList, OutboundRefused
-from .setup import MAX_NAME, SEAT_NAMES, GameSetup, SetupError, parse_setup, url_bot_name
+from .names import BadName, read_name
+from .setup import SEAT_NAMES, GameSetup, SetupError, parse_setup, url_bot_name
 from .store import hash_token
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no I, L, O, 0 or 1
@@ -78,11 +80,13 @@ class RoomError(ValueError):
 
 
 def clean_name(raw: Any, fallback: str) -> str:
+    """A person's name at a room's seat (``names.read_name``), or ``fallback`` if empty."""
     if raw is None:
         return fallback
-    if not isinstance(raw, str):
-        raise RoomError("bad_message", "a name must be text")
-    return " ".join(raw.split())[:MAX_NAME] or fallback
+    try:
+        return read_name(raw) or fallback
+    except BadName as e:
+        raise RoomError("bad_message", str(e)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +244,16 @@ class Room:
         }
 
     # ------------------------------------------------------------ changes
+    def checkpoint(self) -> tuple[list[Slot], int]:
+        """The seats and version as they are now, for ``rollback``."""
+        return [dataclasses.replace(s) for s in self.slots], self.version
+
+    def rollback(self, point: tuple[list[Slot], int]) -> None:
+        """Back to a ``checkpoint``: a change the store could not keep is not kept here
+        either."""
+        slots, self.version = point
+        self.slots = [dataclasses.replace(s) for s in slots]
+
     def _changed(self) -> None:
         self.version += 1
 

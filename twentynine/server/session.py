@@ -9,8 +9,10 @@ a deal ends the bots wait until a player has looked at the table and says
 a time, through the ``BotPool``, at a human pace.
 
 With a ``GameStore`` (see ``store``), every change of a game's log is
-written before any client hears of it. The sessions of a server, and its
-rooms, are the ``Lobby``'s (``lobby``).
+written before any client hears of it. A client hears of it through its
+outbox (``outbox``): a session puts messages there, under its lock, and
+never waits for a client's socket. The sessions of a server, and its rooms,
+are the ``Lobby``'s (``lobby``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import secrets
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from ..game.actions import PAIR, PLAY, REVEAL, Action
 from ..game.engine import IllegalAction
@@ -36,6 +38,8 @@ from .botpool import BotPool
 from .durable import Keeping, Replies
 from .forfeit import public_fault
 from .game import SIGNAL, Game, GameError, parse_action
+from .limits import Limits
+from .outbox import Connection, deliver
 from .pair import PairPause, PairTable
 from .room import STANDIN, TableRules
 from .setup import SEAT_NAMES, GameSetup
@@ -71,6 +75,7 @@ class ServerConfig:
     pair_pause: float = 4.0
     # where contest bots seated by URL may be called (nowhere: no such seats)
     bot_hosts: AllowList = NOWHERE
+    limits: Limits = field(default_factory=Limits)  # per connection and address (``limits``)
 
     @classmethod
     def from_env(cls) -> ServerConfig:
@@ -83,18 +88,13 @@ class ServerConfig:
             trick_pause=max(0, _env_int("TWENTYNINE_TRICK_PAUSE_MS", 1500)) / 1000,
             pair_pause=max(0, _env_int("TWENTYNINE_PAIR_PAUSE_MS", 4000)) / 1000,
             bot_hosts=AllowList.parse(os.environ.get(BOT_HOSTS_ENV)),  # ValueError if malformed
+            limits=Limits.from_env(),
         )
 
     @property
     def url_bots(self) -> bool:
         """Whether this server seats contest bots by URL at all."""
         return bool(self.bot_hosts)
-
-
-class Connection(Protocol):
-    """What a session needs of a client connection."""
-
-    async def send(self, data: dict[str, Any]) -> None: ...
 
 
 @dataclass(eq=False)
@@ -273,11 +273,9 @@ class GameSession(PairTable, Keeping, TableClocks):
         msg.update(self._common(seating))
         return msg
 
-    async def _send(self, conn: Connection, data: dict[str, Any]) -> None:
-        try:
-            await conn.send(data)
-        except Exception:  # a client gone mid-send is detached by its own handler
-            log.debug("send failed", exc_info=True)
+    def _send(self, conn: Connection, data: dict[str, Any]) -> None:
+        """Into the client's outbox (``outbox``): a session never waits for a client."""
+        deliver(conn, data)
 
     async def _changed(
         self,
@@ -305,9 +303,9 @@ class GameSession(PairTable, Keeping, TableClocks):
         for conn, seating in list(self.clients.items()):
             if conn in arrived:
                 ident, token = arrived[conn]
-                await self._send(conn, self._state_with_token(seating, ident, token))
+                self._send(conn, self._state_with_token(seating, ident, token))
             else:
-                await self._send(conn, self._update_message(seating, events, reset))
+                self._send(conn, self._update_message(seating, events, reset))
 
     # ------------------------------------------------------------ storage
     def settings(self) -> dict[str, Any]:
@@ -384,7 +382,7 @@ class GameSession(PairTable, Keeping, TableClocks):
         self.clients[conn] = seating
         self.last_active = time.monotonic()
         if self.table is None:
-            await self._send(conn, self._state_with_token(seating, ident, token))
+            self._send(conn, self._state_with_token(seating, ident, token))
         else:
             async with self.lock:  # the others see the player (or a new spectator) arrive
                 self._mark_presence()
@@ -439,16 +437,16 @@ class GameSession(PairTable, Keeping, TableClocks):
         if seating is None:
             raise P.ProtocolError(P.NO_GAME, "join the game first", msg.id)
         if msg.type == "sync":
-            await self._send(conn, self.state_message(seating, msg.id))
+            self._send(conn, self.state_message(seating, msg.id))
             return
         known = self.replies.get(seating.seats, msg.id)
         if known is not None:
-            await self._send(conn, {**known, "duplicate": True})
+            self._send(conn, {**known, "duplicate": True})
             return
         async with self.lock:
             known = self.replies.get(seating.seats, msg.id)  # the same id, sent twice at once
             if known is not None:
-                await self._send(conn, {**known, "duplicate": True})
+                self._send(conn, {**known, "duplicate": True})
                 return
             if msg.id is not None and seating.seats:
                 self.asking = (seating.seats, msg.id)
@@ -470,7 +468,7 @@ class GameSession(PairTable, Keeping, TableClocks):
                 reply = P.error(P.UNAVAILABLE, str(e), msg.id, self.version)
             self._keep_reply(seating.seats, msg.id, reply)
             self.replies.add(seating.seats, msg.id, reply)
-        await self._send(conn, reply)
+        self._send(conn, reply)
         self.kick()
 
     async def _handle_change(self, seating: Seating, msg: P.Message) -> None:
@@ -742,14 +740,6 @@ class GameSession(PairTable, Keeping, TableClocks):
         await self._changed([event])
 
 
-async def safe_send(conn: Connection, data: dict[str, Any]) -> None:
-    """Send to a client that may have gone: its own handler notices and detaches it."""
-    try:
-        await conn.send(data)
-    except Exception:
-        log.debug("send failed", exc_info=True)
-
-
 def _read_action(msg: P.Message) -> Action:
     try:
         return parse_action(msg.body["action"])
@@ -757,11 +747,4 @@ def _read_action(msg: P.Message) -> Action:
         raise P.ProtocolError(P.BAD_ACTION, str(e), msg.id) from None
 
 
-__all__ = [
-    "PACES",
-    "Connection",
-    "GameSession",
-    "Seating",
-    "ServerConfig",
-    "safe_send",
-]
+__all__ = ["PACES", "Connection", "GameSession", "Seating", "ServerConfig"]

@@ -17,9 +17,9 @@ from typing import Any
 from ..bots.characters import BY_ID, CHARACTERS
 from ..game.rules import PROFILES, Rules, RulesError, resolve
 from ..services.protocols.hosts import AllowList, OutboundRefused
+from .names import MAX_NAME, BadName, read_name
 
 SEAT_NAMES = ("South", "West", "North", "East")
-MAX_NAME = 24
 MAX_SEED = (1 << 63) - 1
 DEFAULT_MATCH_TARGET = 6
 LENGTHS = ("single", "match")
@@ -191,9 +191,10 @@ def _seat(index: int, raw: Any) -> SeatSetup:
             raise SetupError(f"seat {index} cannot be both a person and a bot")
         name = raw.get("name")
         if name is not None:
-            if not isinstance(name, str):
-                raise SetupError(f"seat {index}: the name must be text")
-            name = " ".join(name.split())[:MAX_NAME] or None
+            try:
+                name = read_name(name)
+            except BadName as e:
+                raise SetupError(f"seat {index}: {e}") from None
         return SeatSetup(index, None, name)
     ident = raw.get("bot")
     if not isinstance(ident, str) or ident not in BY_ID:

@@ -264,12 +264,19 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
 
     import uvicorn
 
+    from .sockets import AbortableSockets
+
     try:
         config = ServerConfig.from_env()
     except ValueError as e:  # a setting that does not read, such as TWENTYNINE_BOT_HOSTS
         print(f"twentynine serve: {e}", file=sys.stderr)
         return 2
     config.db = db or config.db or str(default_path())
+    try:
+        config.limits.networks()
+    except ValueError as e:
+        print(f"twentynine serve: TWENTYNINE_TRUSTED_PROXIES: {e}", file=sys.stderr)
+        return 2
     if "TWENTYNINE_URL_BOTS" in os.environ:
         print(
             "twentynine serve: TWENTYNINE_URL_BOTS is no longer read; contest bots are called"
@@ -298,7 +305,10 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
         host=host,
         port=port,
         log_level="warning",
-        ws="websockets-sansio",
+        ws=AbortableSockets,  # websockets-sansio, with an abort for clients that never read
+        # a client's address is the socket's, or X-Forwarded-For from a proxy the operator
+        # trusts (TWENTYNINE_TRUSTED_PROXIES, read by the server itself): never uvicorn's
+        proxy_headers=False,
         ws_max_size=64 * 1024,
     )
     return 0
