@@ -28,7 +28,7 @@ from twentynine.server.botpool import INLINE, BotPool
 from twentynine.server.game import Game
 from twentynine.server.session import ServerConfig
 from twentynine.server.setup import parse_setup
-from twentynine.server.store import StoreError, UnknownGame, hash_token
+from twentynine.server.store import Change, StoredReply, StoreError, UnknownGame, hash_token
 from twentynine.web.app import create_app, pyodide_version
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -99,6 +99,21 @@ def test_a_write_the_browser_refuses_changes_nothing() -> None:
     disk.fail = False
     assert store.load("g1").log == [{"seat": 0, "pass": True}]
     store.append("g1", 1, {"seat": 1, "pass": True})
+
+
+def test_the_browser_store_writes_a_change_whole_with_its_replies_and_version() -> None:
+    disk = Disk()
+    store = BrowserStore(disk.persist)
+    store.create("g1", {}, 1, ["h"])
+    reply = StoredReply((0,), "m1", {"type": "ack", "v": 2, "id": "m1"})
+    store.save(
+        "g1", Change(entries=((0, {"seat": 0, "pass": True}),), version=66, replies=(reply,))
+    )
+    with pytest.raises(StoreError):  # a gap: nothing of the change is kept
+        store.save("g1", Change(entries=((3, {"seat": 1, "pass": True}),), version=99))
+    again = BrowserStore(disk.persist, disk.games.values()).load("g1")
+    assert again.log == [{"seat": 0, "pass": True}] and again.version == 66
+    assert again.replies == (reply,)
 
 
 def test_unreadable_games_are_skipped_and_old_ones_pruned() -> None:

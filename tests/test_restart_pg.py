@@ -48,3 +48,19 @@ def pg_server(pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> I
 def test_a_killed_server_resumes_every_game_from_postgresql(pg_server: Server) -> None:
     assert str(pg_server.db).startswith("postgresql://")
     test_restart.test_a_killed_server_resumes_every_game_with_nothing_lost(pg_server)
+
+
+def test_killed_again_and_again_with_postgresql(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The repeated kills of ``test_restart``, the games in PostgreSQL."""
+    monkeypatch.setattr(test_restart, "KILLS", 3)
+
+    class PgServer(Server):
+        def __init__(self, db: Path, log: Path) -> None:
+            super().__init__(pg_url, log)  # type: ignore[arg-type]  # --db takes a URL too
+
+    monkeypatch.setattr(test_restart, "Server", PgServer)
+    test_restart.test_killed_again_and_again_every_resend_is_a_duplicate_and_every_room_goes_on(
+        tmp_path
+    )

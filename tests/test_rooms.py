@@ -28,6 +28,7 @@ from loops import run_async
 from twentynine.server.room import CODE_ALPHABET, CODE_LENGTH, Room, normal_code
 from twentynine.server.session import GameSession, ServerConfig
 from twentynine.server.store import SQLiteStore
+from twentynine.services.protocols.hosts import AllowList
 from twentynine.web.app import create_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -38,7 +39,14 @@ Msg = dict[str, Any]
 
 
 def make_client(store: SQLiteStore | None = None) -> TestClient:
-    config = ServerConfig(bot_delay=0, bot_workers=0, warm_up=False, trick_pause=0.05)
+    config = ServerConfig(
+        bot_delay=0,
+        bot_workers=0,
+        warm_up=False,
+        trick_pause=0.05,
+        pair_pause=0.1,
+        bot_hosts=AllowList.parse("127.0.0.1"),  # contest bots of these tests run here
+    )
     return TestClient(create_app(config, store=store))
 
 
@@ -582,14 +590,18 @@ def test_contest_bot_seats_need_rules_the_protocol_can_play(client: TestClient) 
 
     seats = [
         {"human": True},
-        {"url": "http://bot:pw@127.0.0.1:9/"},
+        {"url": "http://127.0.0.1:9/"},
         {"bot": "tara"},
         {"bot": "pip"},
     ]
     with pytest.raises(SetupError, match="doubling"):
         parse_setup({"profile": "bhoos", "options": {"doubling": True}, "seats": seats})
     setup = parse_setup({"profile": "bhoos", "length": "single", "seats": seats})
-    assert setup.seats[1].name == "bot at 127.0.0.1:9"  # never the credentials
+    assert setup.seats[1].name == "bot at 127.0.0.1:9"
+    with pytest.raises(SetupError, match="user name or a password"):  # never credentials
+        parse_setup(
+            {"profile": "bhoos", "seats": [seats[0], {"url": "http://bot:pw@h:9/"}, *seats[2:]]}
+        )
     assert setup.undo is True and setup.undo_allowed is False  # a contest bot is never re-asked
     host, _room = new_room(client, profile="bhoos", options={"doubling": True})
     send(host, type="seat_bot", id="u1", seat=1, bot="http://127.0.0.1:9/")
@@ -636,7 +648,7 @@ def test_a_client_gone_before_its_answer_does_not_upset_the_lobby() -> None:
     from twentynine.server.lobby import Lobby
 
     class Gone:
-        async def send(self, data: dict[str, Any]) -> None:
+        def send(self, data: dict[str, Any]) -> None:
             raise ConnectionResetError("the client hung up")
 
     lobby = Lobby(ServerConfig(bot_workers=0, warm_up=False))

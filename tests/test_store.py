@@ -39,10 +39,13 @@ from twentynine.server.lobby import Lobby
 from twentynine.server.session import GameSession, ServerConfig
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import (
+    REPLIES_KEPT,
+    Change,
     GameStore,
     SQLiteStore,
     SQLStore,
     StoredGame,
+    StoredReply,
     StoredSummary,
     StoreError,
     UnknownGame,
@@ -56,6 +59,7 @@ from twentynine.web.app import create_app
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 QUICK = ServerConfig(bot_delay=0, bot_workers=0, warm_up=False)
+TABLES = {"schema_version", "games", "actions", "rooms", "replies"}
 QUICK_BOTS = [{"bot": "tara"}, {"bot": "bablu"}, {"bot": "pip"}]
 _pool = concurrent.futures.ThreadPoolExecutor(2)
 
@@ -175,10 +179,10 @@ def test_big_seeds_text_and_the_order_of_unfinished_games(store: SQLStore) -> No
 
 def test_a_new_database_has_the_current_schema(backend: Backend) -> None:
     backend.open().close()
-    assert backend.tables() == {"schema_version", "games", "actions", "rooms"}
-    assert backend.rows("SELECT version FROM schema_version") == [(2,)]
+    assert backend.tables() == TABLES
+    assert backend.rows("SELECT version FROM schema_version") == [(3,)]
     backend.open().close()  # opening it again changes nothing
-    assert backend.rows("SELECT version FROM schema_version") == [(2,)]
+    assert backend.rows("SELECT version FROM schema_version") == [(3,)]
 
 
 def test_the_file_is_in_wal_mode(tmp_path: Path) -> None:
@@ -331,8 +335,8 @@ def _v1_rows(backend: Backend, game: Game) -> None:
 def _check_migrated(backend: Backend, game: Game) -> None:
     s = backend.open()
     try:
-        assert backend.rows("SELECT version FROM schema_version") == [(2,)]
-        assert backend.tables() == {"schema_version", "games", "actions", "rooms"}
+        assert backend.rows("SELECT version FROM schema_version") == [(3,)]
+        assert backend.tables() == TABLES
         old = s.load("old")
         assert old.log == game.log and old.settings == {"pace": 0.4}
         assert old.admits("old-token") and old.seats_of("old-token", [0, 2]) == (0, 2)
@@ -352,7 +356,7 @@ def _check_migrated(backend: Backend, game: Game) -> None:
     again.close()
 
 
-def test_a_version_1_file_is_migrated_to_version_2(tmp_path: Path) -> None:
+def test_a_version_1_file_is_migrated_to_version_3(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     db = sqlite3.connect(path)
     db.executescript(SCHEMA_V1_SQLITE)
@@ -363,11 +367,120 @@ def test_a_version_1_file_is_migrated_to_version_2(tmp_path: Path) -> None:
     _check_migrated(backend, game)
 
 
-def test_a_version_1_database_is_migrated_to_version_2(backend: Backend) -> None:
+def test_a_version_1_database_is_migrated_to_version_3(backend: Backend) -> None:
     backend.raw(*store_module._SCHEMA_V1, "INSERT INTO schema_version (version) VALUES (1)")
     game = played(7, steps=25)
     _v1_rows(backend, game)
     _check_migrated(backend, game)
+
+
+def test_a_version_2_database_is_migrated_to_version_3(backend: Backend) -> None:
+    backend.raw(
+        *store_module._SCHEMA_V1,
+        *store_module._STEPS[2],
+        "INSERT INTO schema_version (version) VALUES (2)",
+    )
+    game = played(8, steps=20)
+    _v1_rows(backend, game)
+    _check_migrated(backend, game)
+    s = backend.open()
+    try:
+        old = s.load("old")
+        assert old.version == 0 and old.replies == ()  # nothing was kept of them before
+        s.save("old", Change(version=40, replies=(StoredReply((0,), "m1", {"type": "ack"}),)))
+        again = s.load("old")
+        assert again.version == 40 and again.replies[0].ident == "m1"
+    finally:
+        s.close()
+
+
+# ---------------------------------------------------------------------- one change, one transaction
+
+
+def ack(ident: str, v: int) -> dict[str, Any]:
+    return {"type": "ack", "v": v, "id": ident}
+
+
+def test_a_change_is_written_whole_with_its_reply_and_version(store: SQLStore) -> None:
+    game = played(4, steps=12)
+    store.create("g", game.setup.to_json(), game.seed, [hash_token("t")])
+    entries = tuple(enumerate(game.log[:10]))
+    store.save(
+        "g",
+        Change(
+            entries=entries,
+            settings={"pace": 0.4},
+            version=70,
+            replies=(StoredReply((0,), "a1", ack("a1", 7)),),
+        ),
+    )
+    got = store.load("g")
+    assert got.log == game.log[:10] and got.settings == {"pace": 0.4} and got.version == 70
+    assert got.replies == (StoredReply((0,), "a1", ack("a1", 7)),)
+    # an undo and a new move, with the reply to the undo, at once
+    store.save(
+        "g",
+        Change(
+            keep=8,
+            entries=((8, game.log[8]),),
+            version=71,
+            replies=(StoredReply((0,), "u1", ack("u1", 9)),),
+        ),
+    )
+    got = store.load("g")
+    assert got.log == game.log[:9] and [r.ident for r in got.replies] == ["a1", "u1"]
+
+
+def test_a_change_that_fails_writes_nothing_at_all(store: SQLStore) -> None:
+    game = played(4, steps=12)
+    store.create("g", game.setup.to_json(), game.seed, [hash_token("t")], {"pace": 1.0})
+    store.save("g", Change(entries=tuple(enumerate(game.log[:3])), version=10))
+    before = store.load("g")
+    bad = [
+        Change(entries=((3, game.log[3]), (5, game.log[5])), version=99),  # a gap in the log
+        Change(keep=7, replies=(StoredReply((0,), "x", ack("x", 1)),)),  # cut beyond the end
+        Change(settings={"pace": 2}, replies=(StoredReply((9,), "x", ack("x", 1)),)),  # seat 9
+    ]
+    for change in bad:
+        with pytest.raises(StoreError):
+            store.save("g", change)
+        assert store.load("g") == before
+    with pytest.raises(UnknownGame):
+        store.save("nope", Change(version=3))
+
+
+def test_the_version_ceiling_never_goes_down(store: SQLStore) -> None:
+    store.create("g", {}, 1, [hash_token("t")])
+    for version, expected in ((5, 5), (3, 5), (5, 5), (80, 80), (0, 80)):
+        store.save("g", Change(version=version))
+        assert store.load("g").version == expected
+
+
+def test_replies_are_kept_per_seats_the_newest_first_to_stay(store: SQLStore) -> None:
+    store.create("g", {}, 1, [hash_token(str(s)) if s != 1 else "" for s in range(4)])
+    extra = 20
+    for n in range(REPLIES_KEPT + extra):
+        store.save("g", Change(replies=(StoredReply((0,), f"m{n}", ack(f"m{n}", n)),)))
+    # the same id from another seat is another message, and a resent id is kept once
+    store.save("g", Change(replies=(StoredReply((2,), "m5", ack("m5", 1)),)))
+    store.save("g", Change(replies=(StoredReply((2,), "m5", ack("m5", 2)),)))
+    got = store.load("g").replies
+    south = [r.ident for r in got if r.seats == (0,)]
+    assert south == [f"m{n}" for n in range(extra, REPLIES_KEPT + extra)]
+    assert [r.reply["v"] for r in got if r.seats == (2,)] == [2]
+    hot = Change(replies=(StoredReply((0, 2), "h", ack("h", 1)),))  # one device, two seats
+    store.save("g", hot)
+    assert store.load("g").replies[-1].seats == (0, 2)
+
+
+def test_a_finished_game_takes_replies_but_no_more_moves(store: SQLStore) -> None:
+    store.create("g", {}, 1, [hash_token("t")])
+    store.save("g", Change(record={"deals": []}))
+    store.save("g", Change(version=9, replies=(StoredReply((0,), "late", ack("late", 9)),)))
+    with pytest.raises(StoreError, match="finished"):
+        store.save("g", Change(entries=((0, {"seat": 0, "pass": True}),)))
+    got = store.load("g")
+    assert got.finished and got.version == 9 and got.replies[0].ident == "late"
 
 
 # ---------------------------------------------------------------------- rooms, summaries, seats
@@ -550,7 +663,7 @@ def test_two_servers_starting_on_a_new_database_create_one_schema(pg_url: str) -
 
     with concurrent.futures.ThreadPoolExecutor(4) as ex:
         list(ex.map(start, range(4)))
-    assert Backend("postgres", pg_url).rows("SELECT version FROM schema_version") == [(2,)]
+    assert Backend("postgres", pg_url).rows("SELECT version FROM schema_version") == [(3,)]
 
 
 # ---------------------------------------------------------------------- rebuilding games
@@ -597,6 +710,11 @@ class FailingStore(SQLiteStore):
         if self.fail:
             raise StoreError("disk full")
         super().append(ident, index, entry)
+
+    def save(self, ident: str, change: Change) -> None:
+        if self.fail:
+            raise StoreError("disk full")
+        super().save(ident, change)
 
 
 def test_a_move_the_store_refuses_is_not_made(tmp_path: Path) -> None:

@@ -6,14 +6,21 @@ Whatever is sent, the sender gets one clear error (a known code and words),
 the connection stays usable, the game (its version, log and every client's
 snapshot) does not change, and another client of the game hears nothing.
 A message resent under the same id is answered again but never applied twice.
+Bad text (lone surrogates, control and invisible characters) and deep
+nesting are among the frames; and a seeded run of the benchmark's fuzzer
+(``benchmarks/fuzz.py``: every kind of frame, to a game's player, a room's
+visitor and a stranger) leaves the game and a full room as they were.
 """
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import contextlib
 import itertools
 import json
+import logging
+import random
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,8 +34,10 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient, WebSocketTestSession
 
+from twentynine.benchmarks import fuzz
 from twentynine.game.actions import KINDS, Action, ActionError
 from twentynine.server import protocol as P
+from twentynine.server.limits import Limits
 from twentynine.server.session import GameSession, ServerConfig
 from twentynine.web.app import create_app
 
@@ -59,6 +68,10 @@ FUZZ = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
+# Bots on a thread of this process, without a pause: fast, and no worker processes. The
+# fuzzer sends far faster than any person: the limits of a connection are off here (they
+# have tests of their own, tests/test_limits.py).
+QUIET = ServerConfig(bot_delay=0, bot_workers=0, warm_up=False, limits=Limits.none())
 _pool = concurrent.futures.ThreadPoolExecutor(4)
 _ids = itertools.count()
 
@@ -178,8 +191,7 @@ class Table:
 
 @contextlib.contextmanager
 def table(setup: dict[str, Any], play: bool = False) -> Iterator[Table]:
-    # Bots on a thread of this process, without a pause: fast, and no worker processes.
-    app = create_app(ServerConfig(bot_delay=0, bot_workers=0, warm_up=False))
+    app = create_app(QUIET)
     with (
         TestClient(app) as client,
         client.websocket_connect("/ws") as player,
@@ -202,10 +214,14 @@ def table(setup: dict[str, Any], play: bool = False) -> Iterator[Table]:
 # ---------------------------------------------------------------------- strategies
 
 PROTO_KEYS = st.sampled_from(
-    ["type", "id", "action", "game", "token", "at", "seat", "auto_pair", "setup"]
+    ["type", "id", "action", "game", "token", "at", "seat", "auto_pair", "setup", "name", "code"]
 )
+# text no name may hold: lone surrogates, controls, format and private-use characters
+BAD_CHARS = st.text(st.characters(categories=["Cs", "Cc", "Cf", "Co", "Zl"]), min_size=1)
+BAD_TEXT = st.tuples(st.text(max_size=4), BAD_CHARS, st.text(max_size=4)).map("".join)
+SURROGATES = st.text(st.characters(categories=["Cs"]), min_size=1, max_size=3)
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20) | BAD_TEXT,
     lambda inner: (
         st.lists(inner, max_size=4)
         | st.dictionaries(PROTO_KEYS | st.text(max_size=8), inner, max_size=4)
@@ -248,6 +264,41 @@ def near_the_limit(draw: st.DrawFn) -> str:
     return text
 
 
+@st.composite
+def deeply_nested(draw: st.DrawFn) -> str:
+    """JSON nested past ``MAX_DEPTH`` (up to the parser's own recursion limit and beyond),
+    alone or inside a message; always within the size limit."""
+    wrapped = draw(st.booleans())
+    room = P.MAX_MESSAGE_BYTES - (40 if wrapped else 0)
+    if draw(st.booleans()):
+        levels = draw(st.integers(P.MAX_DEPTH + 1, room // 2))
+        inner = "[" * levels + "]" * levels
+    else:
+        levels = draw(st.integers(P.MAX_DEPTH + 1, (room - 1) // 6))
+        inner = '{"a":' * levels + "0" + "}" * levels
+    return '{"type":"act","id":"d1","action":' + inner + "}" if wrapped else inner
+
+
+@st.composite
+def bad_text_messages(draw: st.DrawFn) -> str:
+    """A message of a known type with text no client may send in one of its fields."""
+    bad = draw(st.tuples(st.text(max_size=4), SURROGATES).map("".join))
+    body = draw(
+        st.sampled_from(
+            [
+                {"type": "sit", "seat": 1, "name": bad},
+                {"type": "room_join", "code": bad},
+                {"type": "room_join", "code": "ZZZZZZZZ", "token": bad},
+                {"type": "join", "game": bad, "token": "x"},
+                {"type": "room_create", "setup": {}, "name": bad},
+                {"type": "act", "action": {"seat": 0, "play": bad}},
+                {"type": "create", "setup": {"profile": bad}},
+            ]
+        )
+    )
+    return json.dumps({**body, "id": draw(GOOD_IDS)})
+
+
 TEXT_FRAMES = st.one_of(
     st.text(),
     JSON.map(json.dumps),
@@ -255,6 +306,8 @@ TEXT_FRAMES = st.one_of(
     st.lists(NEAR_MESSAGES, min_size=1, max_size=3).map(json.dumps),
     oversized(),
     near_the_limit(),
+    deeply_nested(),
+    bad_text_messages(),
 )
 FRAMES = st.one_of(
     TEXT_FRAMES.map(lambda t: ("text", t)), st.binary(max_size=64).map(lambda b: ("bytes", b))
@@ -458,7 +511,7 @@ RESENDS = st.one_of(
 
 
 def test_a_resent_id_is_never_applied_twice() -> None:
-    app = create_app(ServerConfig(bot_delay=0, bot_workers=0, warm_up=False))
+    app = create_app(QUIET)
     with TestClient(app) as client, client.websocket_connect("/ws") as ws:
         recv(ws)
 
@@ -495,3 +548,81 @@ def test_a_resent_id_is_never_applied_twice() -> None:
             assert session.auto_pair is False
 
         check()
+
+
+# ---------------------------------------------------------------------- 5. every kind at once
+
+SEEDED_FRAMES = 3000  # here; ``twentynine bench abuse --parts fuzz`` sends tens of thousands
+
+
+def full_room(client: TestClient) -> tuple[WebSocketTestSession, dict[str, Any]]:
+    """A room whose every seat is taken (its host and three bots), not started."""
+    host = client.websocket_connect("/ws").__enter__()
+    recv(host)
+    send(host, type="room_create", id="r1", setup={"length": "single"}, name="Asha")
+    room = recv(host)
+    for seat, bot in ((1, "tara"), (2, "bablu"), (3, "pip")):
+        send(host, type="seat_bot", id=f"b{seat}", seat=seat, bot=bot)
+        assert recv(host)["type"] == "room"
+    return host, room
+
+
+def test_thousands_of_seeded_fuzzed_frames_of_every_kind_change_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with table(AUCTION) as t:
+        lobby = t.client.app.state.lobby  # type: ignore[attr-defined]
+        host, room = full_room(t.client)
+        opened = [host]
+        try:
+            visitor = t.client.websocket_connect("/ws").__enter__()
+            stranger = t.client.websocket_connect("/ws").__enter__()
+            opened += [visitor, stranger]
+            recv(visitor), recv(stranger)
+            send(visitor, type="room_join", id="v1", code=room["code"])
+            assert recv(visitor)["type"] == "room"
+            kept = lobby.rooms[room["code"]]
+            room_before, version_before = kept.to_json(), kept.version
+            before = t.server_side()
+            known = fuzz.Table(
+                game=t.state["game"],
+                token=t.session.token,
+                code=room["code"],
+                host_token=room["token"],
+                legal=t.state["views"]["0"]["legal"],
+                auto_pair=t.state["auto_pair"],
+            )
+            sockets = {fuzz.PLAYER: t.player, fuzz.VISITOR: visitor, fuzz.STRANGER: stranger}
+            kinds: collections.Counter[str] = collections.Counter()
+            codes: collections.Counter[str] = collections.Counter()
+            stream = fuzz.frames(random.Random(2929), known)
+            sent = 0
+            while sent < SEEDED_FRAMES:
+                batch = [next(stream) for _ in range(100)]
+                waiting: collections.Counter[str] = collections.Counter()
+                for who, kind, frame in batch:
+                    ws = sockets[who]
+                    ws.send_bytes(frame) if isinstance(frame, bytes) else ws.send_text(frame)
+                    waiting[who] += 1
+                    kinds[kind] += 1
+                for who, n in waiting.items():
+                    while n > 0:  # one answer to every frame, in order; the room's news aside
+                        reply = recv(sockets[who])
+                        if fuzz.unsolicited(reply):
+                            continue
+                        n -= 1
+                        assert fuzz.reply_fault(reply) is None, fuzz.reply_fault(reply)
+                        codes[reply["code"] if reply["type"] == "error" else reply["type"]] += 1
+                sent += len(batch)
+                if sent % 500 == 0:
+                    t.check_unchanged()
+                    assert kept.to_json() == room_before and kept.version == version_before
+            assert t.server_side() == before
+            assert lobby.rooms[room["code"]] is kept and kept.to_json() == room_before
+            assert set(kinds) == set(fuzz.KINDS_OF_FUZZ)  # every kind was sent
+            assert codes["server_error"] == 0 and codes[P.BAD_JSON] > 0
+            assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+        finally:
+            for ws in opened:
+                with contextlib.suppress(Exception):
+                    ws.__exit__(None, None, None)

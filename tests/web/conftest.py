@@ -41,12 +41,15 @@ def _missing(what: str) -> None:
 class ServerProcess:
     """The app served by uvicorn in a subprocess, on a free loopback port."""
 
-    def __init__(self, name: str, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, name: str, env: dict[str, str] | None = None, ws: str = "websockets-sansio"
+    ) -> None:
         port = free_port()
         full_env = {
             **os.environ,
             "TWENTYNINE_BOT_DELAY_MS": BOT_DELAY_MS,
             "TWENTYNINE_BOT_WORKERS": "1",
+            "TWENTYNINE_PAIR_PAUSE_MS": "1500",  # after a trick that could open a pair window
             "PYTHONUNBUFFERED": "1",
             **(env or {}),
         }
@@ -65,7 +68,7 @@ class ServerProcess:
                 "--port",
                 str(port),
                 "--ws",
-                "websockets-sansio",
+                ws,
                 "--log-level",
                 "warning",
             ],

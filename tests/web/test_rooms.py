@@ -138,6 +138,9 @@ def test_four_browsers_play_a_room_with_a_network_drop_and_a_spectator(
                     continue
                 if pg.evaluate("() => window.twentynine.game.hold") is not None:
                     continue
+                o = obs(pg)  # read again: the view read above may predate this page's last act
+                if o is None or o["to_act"] != seat or not o["legal"]:
+                    continue
                 # the network drop: the second player, in the middle of the second trick
                 if not dropped and seat == 1 and len(o["tricks"]) >= 1 and len(o["trick"]) >= 1:
                     contexts[1].set_offline(True)

@@ -59,6 +59,7 @@ from typing import Any
 from websockets.exceptions import ConnectionClosed
 
 from ..game.rules import PROFILES
+from ..server.limits import NO_LIMITS_ENV
 from .localhost import free_port, stop
 
 try:  # websockets >= 13
@@ -187,8 +188,13 @@ def _proc_cpu_seconds(pid: int) -> float | None:
 class Server:
     """``twentynine serve`` on a free loopback port, in its own process group."""
 
-    def __init__(self, memory_db: bool, trick_pause_ms: int) -> None:
+    def __init__(
+        self, memory_db: bool, trick_pause_ms: int, env: dict[str, str] | None = None
+    ) -> None:
         self.tmp = tempfile.TemporaryDirectory(prefix="twentynine-load-")
+        # the players here act with no thought at all: no limit of a connection or an
+        # address applies to them (``bench abuse`` passes the limits it measures instead)
+        self.env = NO_LIMITS_ENV if env is None else env
         self.db = ":memory:" if memory_db else str(Path(self.tmp.name) / "games.sqlite3")
         self.log_path = Path(self.tmp.name) / "server.log"
         self.trick_pause_ms = trick_pause_ms
@@ -204,8 +210,10 @@ class Server:
             **os.environ,
             "TWENTYNINE_BOT_DELAY_MS": "0",
             "TWENTYNINE_TRICK_PAUSE_MS": str(self.trick_pause_ms),
+            "TWENTYNINE_PAIR_PAUSE_MS": str(self.trick_pause_ms),  # the same wait after each
             "TWENTYNINE_BOT_WORKERS": "0",  # the tables hold people only: no worker processes
             "PYTHONUNBUFFERED": "1",
+            **self.env,
         }
         env.pop("TWENTYNINE_DB", None)
         for attempt in range(3):  # a port taken between our probe and the server's bind
@@ -304,8 +312,10 @@ def hard_limit(seconds: float, server: Server) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def running_server(memory_db: bool, trick_pause_ms: int) -> Iterator[Server]:
-    server = Server(memory_db, trick_pause_ms)
+def running_server(
+    memory_db: bool, trick_pause_ms: int, env: dict[str, str] | None = None
+) -> Iterator[Server]:
+    server = Server(memory_db, trick_pause_ms, env)
     try:
         server.start()
         yield server
@@ -364,6 +374,8 @@ class Client:
         self.deal_asked_at: int | None = None  # the version at which we asked for a deal
         # between games: the old game's messages are ignored until the new one's state
         self.accepting = True
+        self.acts: list[tuple[float, float]] = []  # (sent, round trip) of every act acked
+        self.source: str | None = None  # the local address to connect from (None: any)
 
     def next_id(self) -> str:
         self.counter += 1
@@ -373,6 +385,8 @@ class Client:
         kwargs: dict[str, Any] = {"open_timeout": 30}
         if "proxy" in inspect.signature(ws_connect).parameters:
             kwargs["proxy"] = None  # loopback: never through a proxy of the environment
+        if self.source is not None:  # a loopback address of its own (127.x.y.z)
+            kwargs["local_addr"] = (self.source, 0)
         self.ws = await ws_connect(url, **kwargs)
         welcome = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
         if welcome.get("type") != "welcome":
@@ -425,6 +439,7 @@ class Client:
                 sent = self.sent_at.pop(ident, None) if ident else None
                 if kind == "ack" and sent is not None:
                     stats.acked += 1
+                    self.acts.append((sent, now - sent))
                     if self.step.in_window(sent):
                         stats.rtts.append(now - sent)
                 elif kind == "error" and (sent is not None or ident not in self.waiting):

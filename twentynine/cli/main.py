@@ -44,7 +44,8 @@ EXAMPLES = {
   twentynine bench load                 online rooms over loopback: p50/p99 of an action
   twentynine bench rl                   environment steps/s: engine, PettingZoo, OpenSpiel
   twentynine bench analysis             whole-deal analysis: median and p95 over 20 deals
-  twentynine bench hint                 a card's hint at the table: median and p95""",
+  twentynine bench hint                 a card's hint at the table: median and p95
+  twentynine bench abuse                a client that never reads, a flood, 10,000 fuzzed frames""",
     "arena": """examples:
   twentynine arena casual novice --deals 500
   twentynine arena expert strong --deals 2000 --profile pagat --jobs 2 --out runs/x --plot x.png
@@ -125,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     b = add("bench", "Print performance figures (not a test).")
     b.add_argument(
         "what",
-        choices=["engine", "solver", "bots", "browser", "load", "rl", "analysis", "hint"],
+        choices=["engine", "solver", "bots", "browser", "load", "rl", "analysis", "hint", "abuse"],
         help="what to measure",
     )
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
@@ -367,6 +368,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from ..benchmarks import hint
 
         return hint.main(args.rest)
+    if args.what == "abuse":
+        from ..benchmarks import abuse
+
+        return abuse.main(args.rest)
     try:
         from ..benchmarks import solver  # type: ignore[attr-defined, unused-ignore]
     except ImportError:

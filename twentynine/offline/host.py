@@ -4,9 +4,10 @@ The worker gives ``LocalHost`` the page's messages as text, exactly as they
 would come over the websocket, and ``LocalHost`` answers through ``post``:
 ``post(connection, text)`` with the same JSON the server sends. Each page
 connection reads its messages one at a time, in order, as the websocket
-endpoint does (``server.routes.game_socket``). Before a message leaves, the
-store's pending writes are flushed (``flush``), so the page never sees a move
-that a reload would lose.
+endpoint does (``server.routes.game_socket``), and its messages out go
+through an outbox and its writer, as the server's do (``server.outbox``).
+Before a message leaves, the store's pending writes are flushed (``flush``),
+so the page never sees a move that a reload would lose.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import Any
 from ..server import protocol as P
 from ..server.botpool import INLINE
 from ..server.lobby import Lobby
-from ..server.protocol import dumps, welcome
+from ..server.outbox import Outbox
+from ..server.protocol import welcome
 from ..server.session import GameSession, ServerConfig
 from ..server.store import GameStore
 
@@ -37,7 +39,13 @@ def local_config(bot_delay: float = 0.6) -> ServerConfig:
 
 
 class PageConnection:
-    """One page's connection, as a session sees it."""
+    """One page's connection, as a session sees it.
+
+    Its outbox has no bound: posting to the page never blocks, and the page is
+    the only client of this engine.
+    """
+
+    address = "page"
 
     def __init__(self, host: LocalHost, ident: str) -> None:
         self.host = host
@@ -45,11 +53,16 @@ class PageConnection:
         self.session: GameSession | None = None
         self.inbox: asyncio.Queue[str] = asyncio.Queue()
         self.reader: asyncio.Task[None] | None = None
+        self.outbox = Outbox(self._post)
+        self.writer: asyncio.Task[None] | None = None
 
-    async def send(self, data: dict[str, Any]) -> None:
+    def send(self, data: dict[str, Any]) -> None:
+        self.outbox.put(data)
+
+    async def _post(self, text: str) -> None:
         if self.host.flush is not None:
             await self.host.flush()
-        self.host.post(self.ident, dumps(data))
+        self.host.post(self.ident, text)
 
 
 class LocalHost:
@@ -79,6 +92,7 @@ class LocalHost:
         self.disconnect(ident)
         conn = PageConnection(self, ident)
         self.connections[ident] = conn
+        conn.writer = asyncio.ensure_future(conn.outbox.run())
         conn.reader = asyncio.ensure_future(self._read(conn))
 
     def receive(self, ident: str, text: str) -> None:
@@ -91,13 +105,14 @@ class LocalHost:
         conn = self.connections.pop(ident, None)
         if conn is None:
             return
-        if conn.reader is not None:
-            conn.reader.cancel()
+        for task in (conn.reader, conn.writer):
+            if task is not None:
+                task.cancel()
         if conn.session is not None:
             conn.session.detach(conn)
 
     async def _read(self, conn: PageConnection) -> None:
-        await conn.send(welcome())
+        conn.send(welcome())
         while True:
             text = await conn.inbox.get()
             await self.handle(conn, text)
@@ -110,13 +125,11 @@ class LocalHost:
             conn.session = await self.lobby.dispatch(conn, conn.session, msg)
         except P.ProtocolError as e:
             version = conn.session.version if conn.session is not None else 0
-            await conn.send(P.error(e.code, str(e), e.ident or ident, version, e.reason, e.params))
+            conn.send(P.error(e.code, str(e), e.ident or ident, version, e.reason, e.params))
         except Exception:  # a bug must not end the connection
             log.exception("error handling a message")
             version = conn.session.version if conn.session is not None else 0
-            await conn.send(
-                P.error("server_error", "the engine failed on this message", ident, version)
-            )
+            conn.send(P.error("server_error", "the engine failed on this message", ident, version))
 
     def close(self) -> None:
         for ident in list(self.connections):

@@ -18,7 +18,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..server.store import GameStore, StoredGame, StoredSummary, StoreError, UnknownGame
+from ..server.store import (
+    REPLIES_KEPT,
+    Change,
+    GameStore,
+    StoredGame,
+    StoredReply,
+    StoredSummary,
+    StoreError,
+    UnknownGame,
+)
 
 Persist = Callable[[str, str | None], None]
 
@@ -37,6 +46,8 @@ class _Game:
     finished: bool = False
     record: dict[str, Any] | None = None
     updated: float = 0.0
+    version: int = 0
+    replies: list[list[Any]] = field(default_factory=list)  # [seats, id, reply], oldest first
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -49,6 +60,8 @@ class _Game:
             "finished": self.finished,
             "record": self.record,
             "updated": self.updated,
+            "version": self.version,
+            "replies": self.replies,
         }
 
     @classmethod
@@ -66,6 +79,8 @@ class _Game:
                 finished=bool(obj.get("finished", False)),
                 record=obj.get("record"),
                 updated=float(obj.get("updated", 0.0)),
+                version=int(obj.get("version", 0)),
+                replies=[[list(r[0]), str(r[1]), dict(r[2])] for r in obj.get("replies", [])],
             )
         except (KeyError, TypeError, ValueError) as e:
             raise StoreError(f"a stored game cannot be read: {e}") from None
@@ -176,6 +191,50 @@ class BrowserStore:
         game.updated = self._tick()
         self._write(game, before)
 
+    def save(self, ident: str, change: Change) -> None:
+        """The whole change in one write of the game (all of it, or none)."""
+        game = self._get(ident)
+        if game.finished and (
+            change.keep is not None or change.entries or change.record is not None
+        ):
+            raise StoreError(f"game {ident!r} is finished; its log is closed")
+        before = self._snapshot(game)
+        try:
+            if change.keep is not None:
+                if not 0 <= change.keep <= len(game.log):
+                    raise StoreError(
+                        f"game {ident!r}: cannot cut a log of {len(game.log)} to {change.keep}"
+                    )
+                del game.log[change.keep :]
+            for index, entry in change.entries:
+                if index != len(game.log):
+                    raise StoreError(
+                        f"game {ident!r}: entry {index} cannot follow {len(game.log)} entries"
+                    )
+                game.log.append(_copy(dict(entry)))
+            if change.settings is not None:
+                game.settings = _copy(dict(change.settings))
+            if change.version is not None:
+                game.version = max(game.version, change.version)
+            for r in change.replies:
+                seats = list(r.seats)
+                game.replies = [x for x in game.replies if (x[0], x[1]) != (seats, r.ident)]
+                game.replies.append([seats, r.ident, _copy(r.reply)])
+                mine = [x for x in game.replies if x[0] == seats]
+                if len(mine) > REPLIES_KEPT:
+                    old = {id(x) for x in mine[: len(mine) - REPLIES_KEPT]}
+                    game.replies = [x for x in game.replies if id(x) not in old]
+            if change.record is not None:
+                game.finished = True
+                game.record = _copy(dict(change.record))
+        except StoreError:
+            self._games[ident] = before
+            raise
+        game.updated = self._tick()
+        self._write(game, before)
+        if change.record is not None:
+            self.prune()
+
     def truncate(self, ident: str, length: int) -> None:
         game = self._open(ident)
         if not 0 <= length <= len(game.log):
@@ -219,6 +278,8 @@ class BrowserStore:
             settings=_copy(game.settings),
             finished=game.finished,
             record=_copy(game.record) if game.record is not None else None,
+            version=game.version,
+            replies=tuple(StoredReply(tuple(r[0]), r[1], _copy(r[2])) for r in game.replies),
         )
 
     def summaries(self, idents: Sequence[str]) -> list[StoredSummary]:

@@ -22,16 +22,17 @@ from ..game.actions import Action, ActionError
 from ..game.engine import IllegalAction
 from . import protocol as P
 from .botpool import BotPool
+from .durable import Replies
+from .forfeit import stored_forfeit
 from .game import SIGNAL, Game, GameError, is_marker
+from .limits import Guard
+from .outbox import Connection, deliver
 from .room import Room, RoomError, TableRules, clean_name, make_room, normal_code
-from .session import DEAL, PACES, TRICK, Connection, GameSession, Seating, ServerConfig, safe_send
-from .setup import SEAT_NAMES, GameSetup, SetupError, parse_setup
+from .session import DEAL, PACES, TRICK, GameSession, Seating, ServerConfig
+from .setup import SEAT_NAMES, GameSetup, SetupError, parse_setup, refused_url
 from .store import GameStore, StoreError, UnknownGame, hash_token, open_store
 
 log = logging.getLogger("twentynine.server")
-
-
-FAILED_CODES_ALLOWED = 20  # unknown room codes a connection may try
 
 
 class Lobby:
@@ -53,7 +54,8 @@ class Lobby:
         self.created: weakref.WeakKeyDictionary[Connection, dict[str, str]] = (
             weakref.WeakKeyDictionary()
         )
-        self.failed_codes: weakref.WeakKeyDictionary[Connection, int] = weakref.WeakKeyDictionary()
+        # the limits of every address (messages, connections, room codes tried)
+        self.guard = Guard(self.config.limits)
         # connections a room's start moved into its game (their handlers learn it here)
         self.moved: weakref.WeakKeyDictionary[Connection, GameSession] = weakref.WeakKeyDictionary()
 
@@ -141,7 +143,7 @@ class Lobby:
                 table = TableRules.from_json(settings["table"])
             except (KeyError, TypeError, ValueError) as e:
                 raise StoreError(f"game {ident!r}: its table settings are broken: {e}") from None
-        forfeit = settings.get("forfeit")
+        forfeit = settings.get("forfeit")  # None unless a dict with a seat
         session = GameSession(
             ident=ident,
             token="",
@@ -155,17 +157,22 @@ class Lobby:
             saved=list(game.log),
             released=settings.get("released", -1),
             table=table,
-            forfeit=forfeit if isinstance(forfeit, dict) else None,
+            forfeit=stored_forfeit(forfeit),
+            # above every version a client saw, and every stored reply answers its resend
+            version=stored.version + 1,
+            version_kept=stored.version,
+            replies=Replies(stored.replies),
         )
-        if table is not None:
-            # nobody is connected yet: every person is away from now, with the full grace
-            now = session._now()
-            session.away = {seat: now for seat in session.human_seats}
+        session.keep_version()
         kinds = {e["type"] for e in events}
         if game.deal_over:
             session.hold, session.hold_at = DEAL, session.version
         elif "trick" in kinds and settings.get("released") != len(entries):
             session.hold, session.hold_at = TRICK, session.version
+        session.restore_pause(settings.get("pair_choice"))
+        if table is not None:  # nobody is connected yet: see ``timers`` for who keeps what
+            session.restore_clocks(settings.get("timers"))
+        session.resume()
         return session
 
     def _sweep(self) -> None:
@@ -233,7 +240,7 @@ class Lobby:
         if current is None:
             current = self.moved.pop(conn, None)
         if msg.type == "ping":
-            await safe_send(conn, {"type": "pong", "v": current.version if current else 0})
+            deliver(conn, {"type": "pong", "v": current.version if current else 0})
             return current
         if msg.type in ("create", "join"):
             session, seats = self._open(conn, msg)
@@ -275,10 +282,10 @@ class Lobby:
                 setup = parse_setup(raw)
             except SetupError as e:
                 raise P.ProtocolError(P.BAD_SETUP, str(e), msg.id) from None
-            if not self.config.url_bots and any(s.url for s in setup.seats):
-                raise P.ProtocolError(
-                    P.BAD_SETUP, "this server does not seat bots by URL", msg.id, "no_url_bots"
-                )
+            refused = refused_url(self.config.bot_hosts, setup)
+            if refused is not None:
+                reason = "no_url_bots" if not self.config.bot_hosts else None
+                raise P.ProtocolError(P.BAD_SETUP, refused, msg.id, reason)
             try:
                 session = self.create(setup, PACES[pace_name])
             except GameError as e:
@@ -351,24 +358,21 @@ class Lobby:
         clients = self.room_clients.get(room.code, {})
         present = set(clients.values())
         for conn, token_hash in list(clients.items()):
-            try:
-                await safe_send(conn, room.snapshot(token_hash or None, present))
-            except Exception:
-                log.debug("send failed", exc_info=True)
+            deliver(conn, room.snapshot(token_hash or None, present))
 
     def _find_room(self, conn: Connection, raw: str, ident: str | None) -> Room:
-        tries = self.failed_codes.get(conn, 0)
-        if tries >= FAILED_CODES_ALLOWED:
+        address = getattr(conn, "address", "")
+        if not self.guard.may_guess(address):
             raise P.ProtocolError(
-                P.FORBIDDEN,
-                "too many unknown room codes from this connection",
+                P.RATE_LIMITED,
+                "too many unknown room codes from this address: wait a few minutes",
                 ident,
                 "room_codes",
             )
         code = normal_code(raw)
         room = self.rooms.get(code) if code else None
         if room is None:
-            self.failed_codes[conn] = tries + 1
+            self.guard.missed(address)
             raise P.ProtocolError(
                 P.NOT_FOUND,
                 "no room with this code: check the code or the link",
@@ -429,6 +433,13 @@ class Lobby:
         clients = self.room_clients[room.code]
         digest = clients[conn]
         new_token: str | None = None
+        if msg.type == "start":
+            try:
+                return await self._start_room(conn, room, digest, msg)
+            except RoomError as e:
+                raise P.ProtocolError(e.code, str(e), msg.id, e.reason, e.params) from None
+        # the change is made, then written; if either fails the room is as it was
+        point = room.checkpoint()
         try:
             if msg.type == "sit":
                 if not digest:
@@ -436,18 +447,20 @@ class Lobby:
                     digest = hash_token(new_token)
                 name = clean_name(body.get("name"), SEAT_NAMES[body["seat"] % 4])
                 room.sit(digest, body["seat"], name)
-                clients[conn] = digest
             elif msg.type == "stand":
                 room.stand(digest)
             elif msg.type == "seat_bot":
-                room.set_seat(digest, body["seat"], body["bot"], self.config.url_bots)
+                room.set_seat(digest, body["seat"], body["bot"], self.config.bot_hosts)
             elif msg.type == "swap":
                 room.swap(digest, body["a"], body["b"])
-            elif msg.type == "start":
-                return await self._start_room(conn, room, digest, msg)
+            self._save_room_or_fail(room, msg.id)
         except RoomError as e:
+            room.rollback(point)
             raise P.ProtocolError(e.code, str(e), msg.id, e.reason, e.params) from None
-        self._save_room_or_fail(room, msg.id)
+        except BaseException:
+            room.rollback(point)
+            raise
+        clients[conn] = digest
         await self._room_reply(conn, room, digest, msg.id, new_token)
         return current
 
@@ -460,18 +473,10 @@ class Lobby:
         reply["id"] = ident
         if token:
             reply["token"] = token
-        await safe_send(conn, reply)
+        deliver(conn, reply)
         for other in list(clients):
             if other is not conn:
-                await self._send_room(other, room, clients)
-
-    async def _send_room(
-        self, conn: Connection, room: Room, clients: dict[Connection, str]
-    ) -> None:
-        try:
-            await safe_send(conn, room.snapshot(clients[conn] or None, set(clients.values())))
-        except Exception:
-            log.debug("send failed", exc_info=True)
+                deliver(other, room.snapshot(clients[other] or None, set(clients.values())))
 
     def _save_room_or_fail(self, room: Room, ident: str | None) -> None:
         try:
@@ -546,7 +551,7 @@ class Lobby:
                 session.away.pop(seat, None)
         for other, seating in list(session.clients.items()):
             state = session.state_message(seating, msg.id if other is conn else None)
-            await session._send(other, state)
+            session._send(other, state)
         async with session.lock:
             await session._changed([])
         session.kick()
@@ -573,4 +578,4 @@ class Lobby:
 ROOM_TYPES = ("room_create", "room_join", "sit", "stand", "seat_bot", "swap", "start")
 
 
-__all__ = ["FAILED_CODES_ALLOWED", "ROOM_TYPES", "Lobby"]
+__all__ = ["ROOM_TYPES", "Lobby"]

@@ -1,7 +1,8 @@
 """The websocket protocol: what a client may send, read strictly.
 
 Every client message is one JSON object in one text frame, at most
-``MAX_MESSAGE_BYTES`` long, with a ``type`` and (except ``ping``) an ``id``:
+``MAX_MESSAGE_BYTES`` long and ``MAX_DEPTH`` levels deep, all of its text
+valid Unicode, with a ``type`` and (except ``ping``) an ``id``:
 a short string the client never reuses, so that a message sent twice (after
 a reconnect, say) is answered twice but applied once.
 
@@ -63,6 +64,10 @@ from .. import __version__
 from . import PROTOCOL_VERSION
 
 MAX_MESSAGE_BYTES = 4096
+TRICK, DEAL = "trick", "deal"  # the holds a state or an update may carry
+# objects and lists inside one another: a setup needs five levels; past this a message is
+# refused before anything reads it (and never reaches a recursive function)
+MAX_DEPTH = 16
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
 TYPES = (
@@ -97,6 +102,7 @@ BAD_ACTION = "bad_action"
 NOT_YOUR_SEAT = "not_your_seat"
 ILLEGAL = "illegal"
 UNAVAILABLE = "unavailable"
+RATE_LIMITED = "rate_limited"  # over a limit of this connection or address (``limits``)
 # rooms
 FULL = "full"
 TAKEN = "taken"
@@ -172,8 +178,16 @@ def parse_message(text: str | bytes | None) -> Message:
         raise ProtocolError(TOO_LARGE, f"message is longer than {MAX_MESSAGE_BYTES} bytes")
     try:
         obj = json.loads(text)
+    except RecursionError:
+        raise ProtocolError(BAD_JSON, f"message is nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as e:
         raise ProtocolError(BAD_JSON, f"message is not valid JSON: {e}") from None
+    fault = _check_tree(obj)
+    if fault is not None:
+        code, why = fault
+        ident = obj.get("id") if isinstance(obj, dict) else None
+        readable = isinstance(ident, str) and ID_PATTERN.match(ident)
+        raise ProtocolError(code, why, ident if readable else None)
     if not isinstance(obj, dict):
         raise ProtocolError(BAD_MESSAGE, "a message must be a JSON object with a 'type'")
     ident = obj.get("id")
@@ -213,6 +227,46 @@ def parse_message(text: str | bytes | None) -> Message:
             )
     body = {k: v for k, v in obj.items() if k not in ("type", "id")}
     return Message(kind, ident, body)
+
+
+def _check_tree(obj: Any) -> tuple[str, str] | None:
+    """What is wrong with a parsed message as a whole, as (code, words), or None.
+
+    Every text in it (keys too) must be valid Unicode: a lone surrogate, which
+    JSON's escapes can carry, could be kept and shown but never encoded again.
+    And no object or list may sit deeper than ``MAX_DEPTH`` levels. The walk
+    uses a stack of its own, so a deep message costs no recursion.
+    """
+    stack: list[tuple[Any, int, str]] = [(obj, 1, "")]
+    while stack:
+        value, depth, where = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii() and not _encodes(value):
+                field = f"'{where}'" if where and _encodes(where) else "a text"
+                return (
+                    BAD_MESSAGE,
+                    f"{field} of the message is not valid Unicode (a lone surrogate)",
+                )
+        elif isinstance(value, dict):
+            if depth > MAX_DEPTH:
+                return BAD_JSON, f"message is nested deeper than {MAX_DEPTH} levels"
+            for key, item in value.items():
+                field = where or key  # a field of the message names where the fault is
+                stack.append((key, depth, field))
+                stack.append((item, depth + 1, field))
+        elif isinstance(value, list):
+            if depth > MAX_DEPTH:
+                return BAD_JSON, f"message is nested deeper than {MAX_DEPTH} levels"
+            stack.extend((item, depth + 1, where) for item in value)
+    return None
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def error(

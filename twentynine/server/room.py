@@ -19,6 +19,7 @@ client; the lobby sends what ``snapshot`` returns.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,7 +27,9 @@ from functools import cached_property
 from typing import Any
 
 from ..bots.characters import BY_ID, CHARACTERS
-from .setup import MAX_NAME, SEAT_NAMES, GameSetup, SetupError, parse_setup, url_bot_name
+from ..services.protocols.hosts import AllowList, OutboundRefused
+from .names import BadName, read_name
+from .setup import SEAT_NAMES, GameSetup, SetupError, parse_setup, url_bot_name
 from .store import hash_token
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no I, L, O, 0 or 1
@@ -77,11 +80,13 @@ class RoomError(ValueError):
 
 
 def clean_name(raw: Any, fallback: str) -> str:
+    """A person's name at a room's seat (``names.read_name``), or ``fallback`` if empty."""
     if raw is None:
         return fallback
-    if not isinstance(raw, str):
-        raise RoomError("bad_message", "a name must be text")
-    return " ".join(raw.split())[:MAX_NAME] or fallback
+    try:
+        return read_name(raw) or fallback
+    except BadName as e:
+        raise RoomError("bad_message", str(e)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +244,16 @@ class Room:
         }
 
     # ------------------------------------------------------------ changes
+    def checkpoint(self) -> tuple[list[Slot], int]:
+        """The seats and version as they are now, for ``rollback``."""
+        return [dataclasses.replace(s) for s in self.slots], self.version
+
+    def rollback(self, point: tuple[list[Slot], int]) -> None:
+        """Back to a ``checkpoint``: a change the store could not keep is not kept here
+        either."""
+        slots, self.version = point
+        self.slots = [dataclasses.replace(s) for s in slots]
+
     def _changed(self) -> None:
         self.version += 1
 
@@ -274,8 +289,9 @@ class Room:
             self.slots[mine] = Slot()
             self._changed()
 
-    def set_seat(self, by: str, seat: int, bot: str, url_bots: bool) -> None:
-        """Host only: a bot character, a contest bot URL, or '' to open the seat."""
+    def set_seat(self, by: str, seat: int, bot: str, hosts: AllowList) -> None:
+        """Host only: a bot character, a contest bot URL (where ``hosts`` allows), or ''
+        to open the seat."""
         self._before_start()
         self._host_only(by)
         _check_seat(seat)
@@ -284,7 +300,7 @@ class Room:
         if bot == "":
             self.slots[seat] = Slot()
         elif bot.startswith(("http://", "https://")):
-            if not url_bots:
+            if not hosts:
                 raise RoomError("forbidden", "this server does not seat bots by URL", "no_url_bots")
             if self.setup.get("profile") != "bhoos":
                 raise RoomError(
@@ -300,6 +316,10 @@ class Room:
                 check_rules(self.rules_setup.rules)
             except ValueError as e:
                 raise RoomError("bad_setup", str(e).replace(" (use --profile bhoos)", "")) from None
+            try:
+                hosts.check_url(base)
+            except OutboundRefused as e:
+                raise RoomError("forbidden", str(e)) from None
             self.slots[seat] = Slot(URL, name=url_bot_name(base), url=bot)
         elif bot in BY_ID:
             self.slots[seat] = Slot(BOT, character=bot)

@@ -3,20 +3,31 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import protocol as P
 from .analysis import routes as analysis_routes
 from .hint import routes as hint_routes
 from .history import routes as history_routes
+from .limits import CLOSE, OK, Ticket
 from .lobby import Lobby
 from .meta import meta
+from .outbox import (
+    ABORT_EXTENSION,
+    CLOSE_SECONDS,
+    LIMITED,
+    STOP_READING_EXTENSION,
+    Outbox,
+    OutboxLimits,
+)
 from .protocol import dumps, welcome
 from .session import GameSession
 
@@ -24,15 +35,29 @@ log = logging.getLogger("twentynine.server")
 
 
 class SocketConnection:
-    """A websocket as a session sees it: one sender at a time."""
+    """A websocket as the lobby and the sessions see it: its outbox takes every message,
+    and the outbox's writer is the only one who writes to the socket."""
 
-    def __init__(self, ws: WebSocket) -> None:
+    def __init__(self, ws: WebSocket, address: str, limits: OutboxLimits) -> None:
         self.ws = ws
-        self._lock = asyncio.Lock()
+        self.address = address  # what its limits count against (``limits.Guard.key``)
+        extensions = ws.scope.get("extensions") or {}
+        self.outbox = Outbox(
+            self._write,
+            self._close,
+            limits,
+            abort=extensions.get(ABORT_EXTENSION),
+            stop_reading=extensions.get(STOP_READING_EXTENSION),
+        )
 
-    async def send(self, data: dict[str, Any]) -> None:
-        async with self._lock:
-            await self.ws.send_text(dumps(data))
+    def send(self, data: dict[str, Any]) -> None:
+        self.outbox.put(data)
+
+    async def _write(self, text: str) -> None:
+        await self.ws.send_text(text)
+
+    async def _close(self, code: int, reason: str) -> None:
+        await self.ws.close(code, reason)
 
 
 def _lobby(request: Request | WebSocket) -> Lobby:
@@ -40,38 +65,129 @@ def _lobby(request: Request | WebSocket) -> Lobby:
     return lobby
 
 
+class Reader:
+    """The messages of one connection, handled one at a time, in order, within its limits."""
+
+    def __init__(self, ws: WebSocket, conn: SocketConnection, lobby: Lobby, ticket: Ticket):
+        self.ws = ws
+        self.conn = conn
+        self.lobby = lobby
+        self.ticket = ticket
+        self.session: GameSession | None = None
+        self.handling = False  # a message is being handled: it finishes before we stop
+
+    async def run(self) -> None:
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+            while self.conn.outbox.closing is None:
+                frame = await self.ws.receive()
+                if frame["type"] == "websocket.disconnect":
+                    return
+                self.handling = True
+                try:
+                    await self.handle(frame)
+                finally:
+                    self.handling = False
+
+    def _version(self) -> int:
+        return self.session.version if self.session is not None else 0
+
+    async def handle(self, frame: Message) -> None:
+        """Read the message, see that it is within the limits, then let the lobby have it."""
+        conn, session = self.conn, self.session
+        try:
+            msg = P.parse_message(_text(frame))
+        except P.ProtocolError as e:
+            if self.admitted(None, e.ident):
+                conn.send(P.error(e.code, str(e), e.ident, self._version(), e.reason, e.params))
+            return
+        if not self.admitted(msg.type, msg.id):
+            return
+        try:
+            self.session = await self.lobby.dispatch(conn, session, msg)
+        except P.ProtocolError as e:
+            conn.send(
+                P.error(e.code, str(e), e.ident or msg.id, self._version(), e.reason, e.params)
+            )
+        except Exception:  # a bug must not end the connection, nor the server
+            log.exception("error handling a message")
+            conn.send(
+                P.error(
+                    "server_error", "the server failed on this message", msg.id, self._version()
+                )
+            )
+
+    def admitted(self, kind: str | None, ident: str | None) -> bool:
+        """Is this message within the limits? If not, its sender hears why (by the message's
+        id); one that goes on being refused is closed (``outbox.LIMITED``) after that."""
+        verdict = self.ticket.admit(kind)
+        if verdict == OK:
+            return True
+        close = verdict == CLOSE
+        why = "too many messages: slow down" + (" (closing this connection)" if close else "")
+        self.conn.send(P.error(P.RATE_LIMITED, why, ident, self._version()))
+        if close:
+            log.info("closing a connection from %s: too many messages", self.conn.address)
+            self.conn.outbox.close(LIMITED, "too many messages", drop=False)
+        return False
+
+
+def _text(frame: Message) -> str | bytes | None:
+    text = frame.get("text")
+    return text if text is not None else frame.get("bytes")
+
+
+async def _turn_away(ws: WebSocket, why: str) -> None:
+    """A connection over its address's limits: told why, then closed (``LIMITED``), and
+    dropped soon after if it does not answer the close."""
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(CLOSE_SECONDS):
+            await ws.accept()
+            await ws.send_text(dumps(P.error(P.RATE_LIMITED, why, None, 0)))
+            await ws.close(LIMITED, "over a limit")
+    extensions = ws.scope.get("extensions") or {}
+    if STOP_READING_EXTENSION in extensions:
+        extensions[STOP_READING_EXTENSION]()
+    if ABORT_EXTENSION in extensions:
+        asyncio.get_running_loop().call_later(CLOSE_SECONDS, extensions[ABORT_EXTENSION])
+
+
 async def game_socket(ws: WebSocket) -> None:
-    await ws.accept()
-    conn = SocketConnection(ws)
+    """One client: a reader that handles its messages and a writer that sends it ours.
+
+    Whichever ends first ends the other: a client gone stops the writer; a
+    client closed by its outbox (``outbox.SLOW``) or for going past a limit
+    stops being read, once the message in hand is handled.
+    """
     lobby = _lobby(ws)
-    session: GameSession | None = None
-    await conn.send(welcome())
+    guard = lobby.guard
+    peer = ws.client.host if ws.client is not None else None
+    address = guard.client_address(peer, ws.headers.getlist("x-forwarded-for"))
+    ticket = guard.open(address)
+    if isinstance(ticket, str):
+        await _turn_away(ws, ticket)
+        return
     try:
-        while True:
-            frame = await ws.receive()
-            if frame["type"] == "websocket.disconnect":
-                break
-            ident: str | None = None
-            try:
-                text = frame.get("text")
-                msg = P.parse_message(text if text is not None else frame.get("bytes"))
-                ident = msg.id
-                session = await lobby.dispatch(conn, session, msg)
-            except P.ProtocolError as e:
-                version = session.version if session is not None else 0
-                await conn.send(
-                    P.error(e.code, str(e), e.ident or ident, version, e.reason, e.params)
-                )
-            except Exception:  # a bug must not end the connection, nor the server
-                log.exception("error handling a message")
-                version = session.version if session is not None else 0
-                await conn.send(
-                    P.error("server_error", "the server failed on this message", ident, version)
-                )
-    except (WebSocketDisconnect, RuntimeError):
-        pass
+        await ws.accept()
+        conn = SocketConnection(ws, address, lobby.config.limits.outbox)
+        reader = Reader(ws, conn, lobby, ticket)
+        conn.send(welcome())
+        writing = asyncio.create_task(conn.outbox.run())
+        reading = asyncio.create_task(reader.run())
+        try:
+            await asyncio.wait({writing, reading}, return_when=asyncio.FIRST_COMPLETED)
+            if not writing.done():
+                if conn.outbox.closing is None:
+                    writing.cancel()  # the client is gone: nothing more to write
+                # else the writer says its last words, within its own time limits
+            elif not reader.handling:
+                reading.cancel()  # (a message being handled is finished first; then it stops)
+            await asyncio.wait({writing, reading})
+        finally:
+            for task in (writing, reading):
+                task.cancel()
+            lobby.leave(conn, reader.session)
     finally:
-        lobby.leave(conn, session)
+        ticket.close()
 
 
 async def api_meta(request: Request) -> Response:
@@ -93,7 +209,10 @@ async def api_record(request: Request) -> Response:
 
 
 async def health(request: Request) -> Response:
-    return JSONResponse({"ok": True, "games": len(_lobby(request).sessions)})
+    lobby = _lobby(request)
+    closes = {str(code): n for code, n in sorted(Outbox.closes.items())}
+    body = {"ok": True, "games": len(lobby.sessions), "limits": lobby.guard.counts()}
+    return JSONResponse({**body, "closes": closes})
 
 
 def routes() -> list[BaseRoute]:

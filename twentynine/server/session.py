@@ -9,39 +9,46 @@ a deal ends the bots wait until a player has looked at the table and says
 a time, through the ``BotPool``, at a human pace.
 
 With a ``GameStore`` (see ``store``), every change of a game's log is
-written before any client hears of it. The sessions of a server, and its
-rooms, are the ``Lobby``'s (``lobby``).
+written before any client hears of it. A client hears of it through its
+outbox (``outbox``): a session puts messages there, under its lock, and
+never waits for a client's socket. The sessions of a server, and its rooms,
+are the ``Lobby``'s (``lobby``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from ..game.actions import PAIR, PLAY, REVEAL, Action
 from ..game.engine import IllegalAction
 from ..services.protocols.fault import BotFault
+from ..services.protocols.hosts import ENV as BOT_HOSTS_ENV
+from ..services.protocols.hosts import NOWHERE, AllowList
 from . import protocol as P
+from . import timers
 from .botpool import BotPool
+from .durable import Keeping, Replies
+from .forfeit import public_fault
 from .game import SIGNAL, Game, GameError, parse_action
+from .limits import Limits
+from .outbox import Connection, deliver
+from .pair import PairPause, PairTable
 from .room import STANDIN, TableRules
 from .setup import SEAT_NAMES, GameSetup
 from .store import GameStore, StoreError, hash_token
+from .timers import TableClocks
 
 log = logging.getLogger("twentynine.server")
 
-TRICK = "trick"
-DEAL = "deal"
-REPLIES_KEPT = 512
+TRICK, DEAL = P.TRICK, P.DEAL
 PACES = {"slow": 1.8, "normal": 1.0, "fast": 0.4}
 
 
@@ -64,7 +71,11 @@ class ServerConfig:
     warm_up: bool = True
     db: str | None = None  # where games are kept (path or URL); None: in memory only
     trick_pause: float = 1.5  # seconds a finished trick stays on a room's table
-    url_bots: bool = True  # rooms and setups may seat contest bots by URL
+    # seconds a room waits after a trick that could open a pair window (``pair``)
+    pair_pause: float = 4.0
+    # where contest bots seated by URL may be called (nowhere: no such seats)
+    bot_hosts: AllowList = NOWHERE
+    limits: Limits = field(default_factory=Limits)  # per connection and address (``limits``)
 
     @classmethod
     def from_env(cls) -> ServerConfig:
@@ -75,14 +86,15 @@ class ServerConfig:
             max_games=max(1, _env_int("TWENTYNINE_MAX_GAMES", 200)),
             db=os.environ.get("TWENTYNINE_DB") or None,
             trick_pause=max(0, _env_int("TWENTYNINE_TRICK_PAUSE_MS", 1500)) / 1000,
-            url_bots=os.environ.get("TWENTYNINE_URL_BOTS", "1") != "0",  # see web.app.serve
+            pair_pause=max(0, _env_int("TWENTYNINE_PAIR_PAUSE_MS", 4000)) / 1000,
+            bot_hosts=AllowList.parse(os.environ.get(BOT_HOSTS_ENV)),  # ValueError if malformed
+            limits=Limits.from_env(),
         )
 
-
-class Connection(Protocol):
-    """What a session needs of a client connection."""
-
-    async def send(self, data: dict[str, Any]) -> None: ...
+    @property
+    def url_bots(self) -> bool:
+        """Whether this server seats contest bots by URL at all."""
+        return bool(self.bot_hosts)
 
 
 @dataclass(eq=False)
@@ -104,7 +116,7 @@ HERE, AWAY, STANDIN_PLAYS = "here", "away", "bot"
 
 
 @dataclass(eq=False)
-class GameSession:
+class GameSession(PairTable, Keeping, TableClocks):
     ident: str
     token: str  # a hot-seat game's one token ("" when rebuilt or in a room)
     game: Game
@@ -116,11 +128,12 @@ class GameSession:
     hold_at: int = 0
     auto_pair: bool = False
     clients: dict[Connection, Seating] = field(default_factory=dict)
-    # replies to recent messages, by (the sender's seats, message id): a resend from the
-    # same seats (say after a reconnect) is answered again, never applied twice
-    replies: OrderedDict[tuple[tuple[int, ...], str], dict[str, Any]] = field(
-        default_factory=OrderedDict
-    )
+    # replies to recent messages, by the sender's seats and message id: a resend from the
+    # same seats (say after a reconnect, or a restart: they are stored) is answered again,
+    # never applied twice (see ``durable``)
+    replies: Replies = field(default_factory=Replies)
+    version_kept: int = 0  # the store's version ceiling: no version sent is above it
+    asking: tuple[tuple[int, ...], str] | None = None  # the message whose reply is not stored
     last_active: float = field(default_factory=time.monotonic)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     driver: asyncio.Task[None] | None = None
@@ -141,6 +154,8 @@ class GameSession:
     timed_out: int | None = None  # a seat whose time ran out: a bot makes this one move
     timer: asyncio.Task[None] | None = None
     external: dict[int, Any] = field(default_factory=dict)  # seat -> its contest bot client
+    timers_written: tuple[Any, ...] | None = None  # the timers the store has (their shape)
+    pairing: PairPause = field(default_factory=PairPause)  # see ``pair``
 
     def __post_init__(self) -> None:
         if not self.token_hashes:
@@ -228,7 +243,7 @@ class GameSession:
             "over": self.over,
             "forfeit": self.forfeit,
             "table": self._table_view(seating),
-            "views": {key: self.game.view(seat) for key, seat in seating.keys},
+            "views": {key: self._view(seat) for key, seat in seating.keys},
         }
 
     def state_message(self, seating: Seating, ident: str | None = None) -> dict[str, Any]:
@@ -258,11 +273,9 @@ class GameSession:
         msg.update(self._common(seating))
         return msg
 
-    async def _send(self, conn: Connection, data: dict[str, Any]) -> None:
-        try:
-            await conn.send(data)
-        except Exception:  # a client gone mid-send is detached by its own handler
-            log.debug("send failed", exc_info=True)
+    def _send(self, conn: Connection, data: dict[str, Any]) -> None:
+        """Into the client's outbox (``outbox``): a session never waits for a client."""
+        deliver(conn, data)
 
     async def _changed(
         self,
@@ -278,17 +291,21 @@ class GameSession:
         message id, with the token they were just given), having none yet.
         """
         self.version += 1
+        if self.version > self.version_kept:
+            self.keep_version()
         self.last_active = time.monotonic()
         self._reschedule()
+        if self.table is not None and timers.shape(self.clocks()) != self.timers_written:
+            self._save_settings(bump=0)  # a timer started or stopped: a restart goes on with it
         if reset:
             events = self.game.deal_events
         arrived = arrived or {}
         for conn, seating in list(self.clients.items()):
             if conn in arrived:
                 ident, token = arrived[conn]
-                await self._send(conn, self._state_with_token(seating, ident, token))
+                self._send(conn, self._state_with_token(seating, ident, token))
             else:
-                await self._send(conn, self._update_message(seating, events, reset))
+                self._send(conn, self._update_message(seating, events, reset))
 
     # ------------------------------------------------------------ storage
     def settings(self) -> dict[str, Any]:
@@ -300,48 +317,56 @@ class GameSession:
         }
         if self.table is not None:
             out["table"] = self.table.to_json()
+            out["timers"] = timers.to_json(self.clocks(), self.table.grace, self._now())
         if self.forfeit is not None:
             out["forfeit"] = self.forfeit
+        if self.pairing.choice is not None:
+            out["pair_choice"] = self.pairing.to_json()
         return out
 
-    def _save_settings(self) -> None:
+    def _save_settings(self, bump: int = 1) -> None:
         if self.store is not None:
             try:
-                self.store.settings(self.ident, self.settings())
+                self._write(bump, settings=self.settings())
+                self.timers_written = timers.shape(self.clocks())
             except StoreError as e:  # a table setting, not a move: play on
                 log.error("game %s: settings not saved: %s", self.ident, e)
 
     def _save(self) -> None:
         """Write the game's log to the store, before any client hears of the change.
 
+        In one transaction with the reply to the message that made the change.
         If the store fails, the game goes back to what the store holds and the
         change is refused (``GameError``): nothing is shown that a restart would lose.
         """
         if self.store is None:
             return
         entries, saved = self.game.log, self.saved
+        keep = len(saved)
+        if len(entries) < keep or (saved and entries[keep - 1] != saved[-1]):
+            keep = 0  # an undo: find where the logs part
+        while keep < min(len(entries), len(saved)) and entries[keep] == saved[keep]:
+            keep += 1
+        record = None
+        if self.over and not self.finished:
+            record = self.game.record()
+            if self.forfeit is not None:
+                record["meta"]["forfeit"] = self.forfeit
         try:
-            keep = len(saved)
-            if len(entries) < keep or (saved and entries[keep - 1] != saved[-1]):
-                keep = 0  # an undo: find where the logs part
-            while keep < min(len(entries), len(saved)) and entries[keep] == saved[keep]:
-                keep += 1
-            if keep < len(saved):
-                self.store.truncate(self.ident, keep)
-                del saved[keep:]
-            for i in range(keep, len(entries)):
-                self.store.append(self.ident, i, entries[i])
-                saved.append(entries[i])
-            if self.over and not self.finished:
-                record = self.game.record()
-                if self.forfeit is not None:
-                    record["meta"]["forfeit"] = self.forfeit
-                self.store.finish(self.ident, record)
-                self.finished = True
+            self._write(
+                1,
+                keep=keep if keep < len(saved) else None,
+                entries=tuple((i, entries[i]) for i in range(keep, len(entries))),
+                record=record,
+            )
         except StoreError as e:
             log.error("game %s could not be saved: %s", self.ident, e)
             self.game = Game(self.setup, list(saved))
             raise GameError("the server could not save this move; try again") from None
+        del saved[keep:]
+        saved.extend(entries[keep:])
+        if record is not None:
+            self.finished = True
 
     # ------------------------------------------------------------ clients
     async def attach(
@@ -357,7 +382,7 @@ class GameSession:
         self.clients[conn] = seating
         self.last_active = time.monotonic()
         if self.table is None:
-            await self._send(conn, self._state_with_token(seating, ident, token))
+            self._send(conn, self._state_with_token(seating, ident, token))
         else:
             async with self.lock:  # the others see the player (or a new spectator) arrive
                 self._mark_presence()
@@ -406,27 +431,25 @@ class GameSession:
             await self._changed([])
         self.kick()
 
-    def _remember(
-        self, seats: tuple[int, ...], ident: str | None, reply: dict[str, Any]
-    ) -> dict[str, Any]:
-        if ident is not None:
-            self.replies[(seats, ident)] = reply
-            while len(self.replies) > REPLIES_KEPT:
-                self.replies.popitem(last=False)
-        return reply
-
     async def handle(self, conn: Connection, msg: P.Message) -> None:
         """A message from a client attached to this session."""
         seating = self.clients.get(conn)
         if seating is None:
             raise P.ProtocolError(P.NO_GAME, "join the game first", msg.id)
         if msg.type == "sync":
-            await self._send(conn, self.state_message(seating, msg.id))
+            self._send(conn, self.state_message(seating, msg.id))
             return
-        if msg.id is not None and (seating.seats, msg.id) in self.replies:
-            await self._send(conn, {**self.replies[(seating.seats, msg.id)], "duplicate": True})
+        known = self.replies.get(seating.seats, msg.id)
+        if known is not None:
+            self._send(conn, {**known, "duplicate": True})
             return
         async with self.lock:
+            known = self.replies.get(seating.seats, msg.id)  # the same id, sent twice at once
+            if known is not None:
+                self._send(conn, {**known, "duplicate": True})
+                return
+            if msg.id is not None and seating.seats:
+                self.asking = (seating.seats, msg.id)
             try:
                 if not seating.seats and msg.type != "configure":
                     raise P.ProtocolError(
@@ -443,8 +466,9 @@ class GameSession:
                 reply = P.error(P.ILLEGAL, str(e), msg.id, self.version)
             except GameError as e:
                 reply = P.error(P.UNAVAILABLE, str(e), msg.id, self.version)
-            self._remember(seating.seats, msg.id, reply)
-        await self._send(conn, reply)
+            self._keep_reply(seating.seats, msg.id, reply)
+            self.replies.add(seating.seats, msg.id, reply)
+        self._send(conn, reply)
         self.kick()
 
     async def _handle_change(self, seating: Seating, msg: P.Message) -> None:
@@ -462,14 +486,15 @@ class GameSession:
             signal = msg.body.get(SIGNAL)
             if signal is not None and not self.setup.signals:
                 raise GameError("signals are off at this table")
-            await self._apply(action, by_player=True, signal=signal)
+            if not await self._note_pair_choice(action):
+                await self._apply(action, by_player=True, signal=signal)
         elif msg.type == "continue":
             at = msg.body.get("at")
             if self.hold is not None and (at is None or at == self.hold_at):
                 if self.hold == DEAL:
                     raise GameError("the deal is over: ask for the next deal")
-                self._release()
-                await self._changed([])
+                if self.table is None or not self.pairing.on:  # a pair pause runs its length
+                    await self._end_pause()
         elif msg.type == "next_deal":
             game.next_deal()
             self._save()
@@ -486,7 +511,7 @@ class GameSession:
         elif msg.type == "configure":
             if seating.seats:
                 self.auto_pair = bool(msg.body["auto_pair"])
-                self._save_settings()
+                self._save_settings(bump=0)
         else:  # pragma: no cover - the lobby handles every other type
             raise P.ProtocolError(P.UNKNOWN_TYPE, f"cannot handle {msg.type!r}", msg.id)
 
@@ -507,6 +532,7 @@ class GameSession:
             self.hold, self.hold_at = DEAL, self.version + 1
         elif "trick" in kinds:
             self.hold, self.hold_at = TRICK, self.version + 1
+            self._start_pause()
             if self.table is not None:  # a room's table goes on by itself
                 self._release_later(self.hold_at)
         elif self.hold == TRICK and by_player and action.kind in (PLAY, REVEAL):
@@ -514,12 +540,15 @@ class GameSession:
         await self._changed(events)
 
     def _release_later(self, at: int) -> None:
+        pause = self.config.trick_pause
+        if self.pairing.on:
+            pause = max(pause, self.config.pair_pause)
+
         async def release() -> None:
-            await asyncio.sleep(self.config.trick_pause * self.pace)
+            await asyncio.sleep(pause * self.pace)
             async with self.lock:
                 if self.hold == TRICK and self.hold_at == at:
-                    self._release()
-                    await self._changed([])
+                    await self._end_pause()
             self.kick()
 
         asyncio.get_running_loop().create_task(release())
@@ -594,6 +623,8 @@ class GameSession:
 
     def _auto_pair_due(self) -> bool:
         seat = self.game.to_act
+        if self.hold == TRICK and self.pairing.on:  # decided as the pair pause ends
+            return False
         return self.auto_pair and self.game.pair_pending and seat in self.human_seats
 
     def bot_plays(self, seat: int) -> str | None:
@@ -670,47 +701,43 @@ class GameSession:
 
             url = self.setup.seats[seat].url
             assert url is not None
-            bot = self.external[seat] = ProtocolBot(url, seed=self.game.bot_seed(seat))
+            bot = self.external[seat] = ProtocolBot(
+                url, seed=self.game.bot_seed(seat), hosts=self.config.bot_hosts
+            )
         try:
             action: Action = await asyncio.to_thread(bot.act, obs)
         except BotFault:
             raise
-        except Exception as e:  # anything else the adapter raised is the bot's fault too
-            raise BotFault(str(e) or type(e).__name__, seat=seat, bot=bot.url) from None
+        except Exception:  # anything else the adapter raised is the bot's fault too
+            log.exception("game %s: the contest bot of seat %d failed", self.ident, seat)
+            raise BotFault(
+                "its answer could not be used", seat=seat, bot=bot.url, kind="bad_answer"
+            ) from None
         return action
 
     async def _forfeit(self, seat: int, fault: BotFault) -> None:
-        """A contest bot failed: its team loses the game, and the fault is shown to all."""
-        info = fault.to_json()
-        info["seat"] = seat
-        info["team"] = seat & 1
-        info["request"] = _short_json(info.get("request"))
-        answer = info.get("answer")
-        if isinstance(answer, str) and len(answer) > 2000:  # kept, and sent to every client
-            info["answer"] = answer[:2000] + "..."
+        """A contest bot failed: its team loses the game, and the fault is shown to all.
+
+        What every player sees (and the store keeps) is ``public_fault``: the
+        kind and a short reason, never the request or what came back. The
+        operator finds the answer's first bytes in the log.
+        """
+        info = public_fault(fault, seat)
         self.forfeit = info
         self.hold = None
-        log.warning("game %s forfeited by %s: %s", self.ident, SEAT_NAMES[seat], fault)
+        log.warning(
+            "game %s forfeited by %s: %s (%s; answer %s)",
+            self.ident,
+            SEAT_NAMES[seat],
+            fault,
+            fault.kind,
+            "none" if fault.answer is None else repr(fault.answer[:300]),
+        )
         self._save_settings()
         with contextlib.suppress(GameError):  # the log is saved; the record may wait
             self._save()
-        event = {"type": "forfeit", "seat": seat, "team": seat & 1, "message": fault.message}
+        event = {"type": "forfeit", "seat": seat, "team": seat & 1, "message": info["message"]}
         await self._changed([event])
-
-
-async def safe_send(conn: Connection, data: dict[str, Any]) -> None:
-    """Send to a client that may have gone: its own handler notices and detaches it."""
-    try:
-        await conn.send(data)
-    except Exception:
-        log.debug("send failed", exc_info=True)
-
-
-def _short_json(value: Any, limit: int = 2000) -> Any:
-    text = json.dumps(value, ensure_ascii=False) if value is not None else None
-    if text is not None and len(text) > limit:
-        return text[:limit] + "..."
-    return value
 
 
 def _read_action(msg: P.Message) -> Action:
@@ -720,4 +747,4 @@ def _read_action(msg: P.Message) -> Action:
         raise P.ProtocolError(P.BAD_ACTION, str(e), msg.id) from None
 
 
-__all__ = ["PACES", "Connection", "GameSession", "Seating", "ServerConfig", "safe_send"]
+__all__ = ["PACES", "Connection", "GameSession", "Seating", "ServerConfig"]

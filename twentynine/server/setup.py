@@ -16,9 +16,10 @@ from typing import Any
 
 from ..bots.characters import BY_ID, CHARACTERS
 from ..game.rules import PROFILES, Rules, RulesError, resolve
+from ..services.protocols.hosts import AllowList, OutboundRefused
+from .names import MAX_NAME, BadName, read_name
 
 SEAT_NAMES = ("South", "West", "North", "East")
-MAX_NAME = 24
 MAX_SEED = (1 << 63) - 1
 DEFAULT_MATCH_TARGET = 6
 LENGTHS = ("single", "match")
@@ -144,6 +145,23 @@ def url_bot_name(base: str) -> str:
     return f"bot at {where}"[:MAX_NAME]
 
 
+def refused_url(hosts: AllowList, setup: GameSetup) -> str | None:
+    """Why this server may not seat the setup's contest bots (None: it may, or it has none).
+
+    Only what the URLs say is checked here; the addresses their hosts resolve
+    to are checked at every connection (``outbound``)."""
+    for s in setup.seats:
+        if s.url is None:
+            continue
+        if not hosts:
+            return "this server does not seat bots by URL"
+        try:
+            hosts.check_url(s.url)
+        except OutboundRefused as e:
+            return f"seat {s.seat}: {e}"
+    return None
+
+
 def _bool(obj: Mapping[str, Any], key: str, default: bool) -> bool:
     value = obj.get(key, default)
     if not isinstance(value, bool):
@@ -173,9 +191,10 @@ def _seat(index: int, raw: Any) -> SeatSetup:
             raise SetupError(f"seat {index} cannot be both a person and a bot")
         name = raw.get("name")
         if name is not None:
-            if not isinstance(name, str):
-                raise SetupError(f"seat {index}: the name must be text")
-            name = " ".join(name.split())[:MAX_NAME] or None
+            try:
+                name = read_name(name)
+            except BadName as e:
+                raise SetupError(f"seat {index}: {e}") from None
         return SeatSetup(index, None, name)
     ident = raw.get("bot")
     if not isinstance(ident, str) or ident not in BY_ID:

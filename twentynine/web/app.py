@@ -264,12 +264,25 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
 
     import uvicorn
 
-    config = ServerConfig.from_env()
+    from .sockets import AbortableSockets
+
+    try:
+        config = ServerConfig.from_env()
+    except ValueError as e:  # a setting that does not read, such as TWENTYNINE_BOT_HOSTS
+        print(f"twentynine serve: {e}", file=sys.stderr)
+        return 2
     config.db = db or config.db or str(default_path())
-    if "TWENTYNINE_URL_BOTS" not in os.environ and host not in ("127.0.0.1", "localhost", "::1"):
-        # a contest bot seat makes the server call the URL a player gives: fine on one's own
-        # machine, an open door on a public address unless its owner says otherwise
-        config.url_bots = False
+    try:
+        config.limits.networks()
+    except ValueError as e:
+        print(f"twentynine serve: TWENTYNINE_TRUSTED_PROXIES: {e}", file=sys.stderr)
+        return 2
+    if "TWENTYNINE_URL_BOTS" in os.environ:
+        print(
+            "twentynine serve: TWENTYNINE_URL_BOTS is no longer read; contest bots are called"
+            " only at the hosts TWENTYNINE_BOT_HOSTS names",
+            file=sys.stderr,
+        )
     try:
         app = create_app(config)
     except StoreError as e:
@@ -277,8 +290,10 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
         return 2
     url = f"http://{host}:{port}/"
     print(f"twentynine: serving on {url} (Ctrl-C to stop); games kept in {shown_db(config.db)}")
-    if not config.url_bots:
-        print("twentynine: contest bots by URL are off here (TWENTYNINE_URL_BOTS=1 allows them)")
+    if config.url_bots:
+        print(f"twentynine: contest bots by URL may be called at {config.bot_hosts.describe()}")
+    else:
+        print("twentynine: contest bots by URL are off (TWENTYNINE_BOT_HOSTS names where they run)")
     if open_browser:
         threading.Timer(1.0, open_page, args=(url,)).start()
     # Everything imported so far lives as long as the server: keep it out of the garbage
@@ -290,7 +305,10 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
         host=host,
         port=port,
         log_level="warning",
-        ws="websockets-sansio",
+        ws=AbortableSockets,  # websockets-sansio, with an abort for clients that never read
+        # a client's address is the socket's, or X-Forwarded-For from a proxy the operator
+        # trusts (TWENTYNINE_TRUSTED_PROXIES, read by the server itself): never uvicorn's
+        proxy_headers=False,
         ws_max_size=64 * 1024,
     )
     return 0

@@ -17,12 +17,20 @@ implementations share their SQL, their checks and their errors through
 ``PostgresStore`` (psycopg 3, in ``postgres``; the ``postgres`` extra).
 ``open_store`` picks one from a path or URL.
 
-Schema (version 2; a version 1 database is brought up to date when opened)::
+Schema (version 3; a version 1 or 2 database is brought up to date when opened)::
 
     schema_version (version)
-    games   (id, setup, seed, tokens, settings, created, updated, finished, record)
+    games   (id, setup, seed, tokens, settings, created, updated, finished, record,
+             version)                        -- the highest version clients may have seen
     actions (game, idx, entry)               -- the log, one row per entry
+    replies (game, seats, ident, seq, reply) -- the answers to recent client messages
     rooms   (code, state, game, created, updated)
+
+A change a client makes (a move, the answer to its message, the version it
+will see) is written in one transaction (``save``, a ``Change``), so a
+restart finds either all of it or none: a resent message is then answered
+from ``replies`` as a duplicate, never applied twice, and a version never
+goes down.
 
 JSON objects are kept as text, times as seconds since the epoch.
 
@@ -47,7 +55,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .base import GameStore, StoredGame, StoredSummary, StoreError, UnknownGame, hash_token
+from .base import (
+    REPLIES_KEPT,
+    Change,
+    GameStore,
+    StoredGame,
+    StoredReply,
+    StoredSummary,
+    StoreError,
+    UnknownGame,
+    hash_token,
+)
 from .sql import SCHEMA_VERSION, SQLStore, Tx
 from .sqlite import MEMORY, SQLiteStore
 
@@ -102,12 +120,15 @@ def open_store(where: str | os.PathLike[str] | None = None) -> GameStore:
 
 __all__ = [
     "MEMORY",
+    "REPLIES_KEPT",
     "SCHEMA_VERSION",
+    "Change",
     "GameStore",
     "SQLStore",
     "SQLiteStore",
     "StoreError",
     "StoredGame",
+    "StoredReply",
     "StoredSummary",
     "Tx",
     "UnknownGame",

@@ -54,6 +54,50 @@ class _Tokens:
         )
 
 
+REPLIES_KEPT = 512  # replies a store keeps per game and seats (the newest)
+
+
+@dataclass(frozen=True)
+class StoredReply:
+    """The reply to one client message: a resend of it, even after a restart, gets it again.
+
+    ``seats``: the seats of the connection that sent it (a message id is the
+    sender's, so two seats may use the same one); ``ident``: its id."""
+
+    seats: tuple[int, ...]
+    ident: str
+    reply: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change of a game, written in one transaction (``GameStore.save``): what was
+    done, the answer to the message that did it, and the version clients may see.
+
+    In this order: the log is cut to ``keep`` entries, ``entries`` (index,
+    entry) follow it, then the settings are replaced, the version ceiling
+    raised to ``version`` (never lowered), the replies kept (the newest
+    ``REPLIES_KEPT`` of each seats), and the game finished with ``record``."""
+
+    keep: int | None = None
+    entries: tuple[tuple[int, Mapping[str, Any]], ...] = ()
+    settings: Mapping[str, Any] | None = None
+    version: int | None = None
+    replies: tuple[StoredReply, ...] = ()
+    record: Mapping[str, Any] | None = None
+
+    @property
+    def empty(self) -> bool:
+        return (
+            self.keep is None
+            and not self.entries
+            and self.settings is None
+            and self.version is None
+            and not self.replies
+            and self.record is None
+        )
+
+
 @dataclass(frozen=True)
 class StoredGame(_Tokens):
     """One game as the store has it."""
@@ -66,6 +110,9 @@ class StoredGame(_Tokens):
     settings: dict[str, Any] = field(default_factory=dict)
     finished: bool = False
     record: dict[str, Any] | None = None
+    # the highest version its clients may have seen (0: none kept, a game of schema 2)
+    version: int = 0
+    replies: tuple[StoredReply, ...] = ()  # the oldest first
 
 
 @dataclass(frozen=True)
@@ -97,6 +144,10 @@ class GameStore(Protocol):
         ...
 
     def append(self, ident: str, index: int, entry: Mapping[str, Any]) -> None: ...
+
+    def save(self, ident: str, change: Change) -> None:
+        """All of ``change`` or, with a ``StoreError``, none of it."""
+        ...
 
     def truncate(self, ident: str, length: int) -> None: ...
 

@@ -8,9 +8,17 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from .base import StoredGame, StoredSummary, StoreError, UnknownGame
+from .base import (
+    REPLIES_KEPT,
+    Change,
+    StoredGame,
+    StoredReply,
+    StoredSummary,
+    StoreError,
+    UnknownGame,
+)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # Version 1, the first schema. Both databases read these type names: SQLite
 # gives BIGINT integer and DOUBLE PRECISION real affinity, as INTEGER and REAL.
@@ -48,6 +56,20 @@ _STEPS: dict[int, tuple[str, ...]] = {
             updated DOUBLE PRECISION NOT NULL
         )""",
         "CREATE INDEX IF NOT EXISTS rooms_created ON rooms (created)",
+    ),
+    # what makes a resend idempotent across restarts: the replies to recent messages,
+    # and the highest version clients may have seen (a restart goes on above it)
+    3: (
+        "ALTER TABLE games ADD COLUMN version BIGINT NOT NULL DEFAULT 0",
+        """CREATE TABLE IF NOT EXISTS replies (
+            game TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            seats TEXT NOT NULL,
+            ident TEXT NOT NULL,
+            seq BIGINT NOT NULL,
+            reply TEXT NOT NULL,
+            PRIMARY KEY (game, seats, ident)
+        )""",
+        "CREATE INDEX IF NOT EXISTS replies_order ON replies (game, seats, seq)",
     ),
 }
 assert sorted(_STEPS) == list(range(2, SCHEMA_VERSION + 1))
@@ -95,6 +117,20 @@ def _token_hashes(text: Any, what: str) -> tuple[str, ...]:
     if not _valid_tokens(hashes):
         raise StoreError(f"{what}: the token hashes are not a list of one or four SHA-256 hashes")
     return tuple(hashes)
+
+
+def _seats_key(seats: Sequence[int]) -> str:
+    """The seats of a reply as the store keys them: "0", "0,2", "" (a spectator)."""
+    if not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= 3 for s in seats):
+        raise StoreError(f"the seats of a reply must be seat numbers 0..3, not {seats!r}")
+    return ",".join(str(s) for s in seats)
+
+
+def _read_seats(text: Any, where: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(s) for s in str(text).split(",") if s)
+    except ValueError:
+        raise StoreError(f"{where}: the seats of a reply are not seat numbers") from None
 
 
 class Tx:
@@ -232,6 +268,78 @@ class SQLStore:
 
         self._transaction(work)
 
+    def save(self, ident: str, change: Change) -> None:
+        """Everything of one change of a game in one transaction (see ``Change``)."""
+        entries = [(index, _dumps(dict(entry))) for index, entry in change.entries]
+        settings = _dumps(dict(change.settings)) if change.settings is not None else None
+        record = _dumps(dict(change.record)) if change.record is not None else None
+        replies = [(_seats_key(r.seats), r.ident, _dumps(r.reply)) for r in change.replies]
+        version = change.version
+        if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+            raise StoreError(f"game {ident!r}: a version is a whole number")
+
+        def work(tx: Tx) -> None:
+            finished, length = self._known(tx, ident)
+            if finished and (change.keep is not None or entries or record is not None):
+                raise StoreError(f"game {ident!r} is finished; its log is closed")
+            if change.keep is not None:
+                if not 0 <= change.keep <= length:
+                    raise StoreError(
+                        f"game {ident!r}: cannot cut a log of {length} to {change.keep}"
+                    )
+                tx.run("DELETE FROM actions WHERE game = ? AND idx >= ?", ident, change.keep)
+                length = change.keep
+            for index, text in entries:
+                if index != length:
+                    raise StoreError(
+                        f"game {ident!r}: entry {index} cannot follow {length} entries"
+                    )
+                tx.run(
+                    "INSERT INTO actions (game, idx, entry) VALUES (?, ?, ?)", ident, index, text
+                )
+                length += 1
+            if settings is not None:
+                tx.run("UPDATE games SET settings = ? WHERE id = ?", settings, ident)
+            if version is not None:
+                tx.run(
+                    "UPDATE games SET version = CASE WHEN version < ? THEN ? ELSE version END"
+                    " WHERE id = ?",
+                    version,
+                    version,
+                    ident,
+                )
+            if replies:
+                row = tx.one("SELECT COALESCE(MAX(seq), 0) FROM replies WHERE game = ?", ident)
+                seq = int(row[0]) if row else 0
+                for seats, reply_id, text in replies:
+                    seq += 1
+                    tx.run(
+                        "INSERT INTO replies (game, seats, ident, seq, reply)"
+                        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (game, seats, ident) DO UPDATE"
+                        " SET seq = excluded.seq, reply = excluded.reply",
+                        ident,
+                        seats,
+                        reply_id,
+                        seq,
+                        text,
+                    )
+                for seats in {r[0] for r in replies}:
+                    tx.run(
+                        "DELETE FROM replies WHERE game = ? AND seats = ? AND seq <= ("
+                        " SELECT seq FROM replies WHERE game = ? AND seats = ?"
+                        " ORDER BY seq DESC LIMIT 1 OFFSET ?)",
+                        ident,
+                        seats,
+                        ident,
+                        seats,
+                        REPLIES_KEPT,
+                    )
+            if record is not None:
+                tx.run("UPDATE games SET finished = 1, record = ? WHERE id = ?", record, ident)
+            tx.run("UPDATE games SET updated = ? WHERE id = ?", time.time(), ident)
+
+        self._transaction(work)
+
     def truncate(self, ident: str, length: int) -> None:
         def work(tx: Tx) -> None:
             finished, count = self._known(tx, ident)
@@ -278,17 +386,21 @@ class SQLStore:
         return [str(r[0]) for r in rows]
 
     def load(self, ident: str) -> StoredGame:
-        def work(tx: Tx) -> tuple[Any, list[Any]]:
+        def work(tx: Tx) -> tuple[Any, list[Any], list[Any]]:
             row = tx.one(
-                "SELECT setup, seed, tokens, settings, finished, record FROM games WHERE id = ?",
+                "SELECT setup, seed, tokens, settings, finished, record, version"
+                " FROM games WHERE id = ?",
                 ident,
             )
             if row is None:
                 raise UnknownGame(f"no game {ident!r} in the store")
             entries = tx.all("SELECT idx, entry FROM actions WHERE game = ? ORDER BY idx", ident)
-            return row, entries
+            replies = tx.all(
+                "SELECT seats, ident, reply FROM replies WHERE game = ? ORDER BY seq", ident
+            )
+            return row, entries, replies
 
-        row, entries = self._transaction(work)
+        row, entries, reply_rows = self._transaction(work)
         where = f"game {ident!r}"
         setup = _object(row[0], f"{where}: the setup")
         seed = row[1]
@@ -309,6 +421,11 @@ class SQLStore:
             settings=_object(row[3], f"{where}: the settings"),
             finished=bool(row[4]),
             record=_object(row[5], f"{where}: the record") if row[5] is not None else None,
+            version=int(row[6] or 0),
+            replies=tuple(
+                StoredReply(_read_seats(seats, where), str(reply_id), _object(text, where))
+                for seats, reply_id, text in reply_rows
+            ),
         )
 
     def summaries(self, idents: Sequence[str]) -> list[StoredSummary]:

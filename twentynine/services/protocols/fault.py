@@ -3,11 +3,29 @@
 A bot that answers late, illegally or not at all raises ``BotFault``. The
 arena scores the game as lost by that seat's team and reports the fault
 (seat, request, answer); nobody plays a substitute move in its place.
+
+Each fault has a *kind*, one word a table can show without quoting the bot:
+``refused`` (the allow-list forbids the address), ``unreachable``, ``late``
+(over the limit of a decision), ``clock`` (over the clock of the game),
+``status`` (an HTTP status other than 200, a redirect included),
+``too_large``, ``not_json``, ``bad_answer`` (the wrong shape), ``illegal``.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+KINDS = (
+    "refused",
+    "unreachable",
+    "late",
+    "clock",
+    "status",
+    "too_large",
+    "not_json",
+    "bad_answer",
+    "illegal",
+)
 
 
 class BotFault(Exception):
@@ -22,8 +40,10 @@ class BotFault(Exception):
         endpoint: str | None = None,
         request: Any = None,
         answer: str | None = None,
+        kind: str = "bad_answer",
     ) -> None:
         super().__init__(message)
+        self.kind = kind
         self.message = message
         self.seat = seat
         self.bot = bot
@@ -48,6 +68,7 @@ class BotFault(Exception):
             "endpoint": self.endpoint,
             "request": self.request,
             "answer": self.answer,
+            "kind": self.kind,
         }
 
 
@@ -59,4 +80,5 @@ def _rebuild(message: str, fields: dict[str, Any]) -> BotFault:
         endpoint=fields["endpoint"],
         request=fields["request"],
         answer=fields["answer"],
+        kind=fields.get("kind", "bad_answer"),
     )

@@ -10,7 +10,14 @@ raises ``BotFault`` with the seat, the request and the answer: the game is
 then forfeited by that team. Nothing is ever played in the bot's place.
 
 A bot spec is its URL, optionally with limits in the fragment (milliseconds):
-``http://127.0.0.1:8001#clock=1500&timeout=1000``.
+``http://127.0.0.1:8001#clock=1500&timeout=1000``. A URL with a user or a
+password is refused; the fragment is never sent.
+
+Every call goes through ``outbound``: the addresses the ``hosts`` allow-list
+admits (``OPERATOR``, any address, unless the caller says otherwise: a
+server gives its operator's list), checked after resolution and connected to
+as checked; one deadline for each exchange; at most ``MAX_ANSWER_BYTES`` of
+answer; no redirect followed. Each fault has a kind (``fault``).
 
 The reveal: ``{"revealTrump": true}`` is our reveal action; the engine then
 asks the same seat again, and so does the adapter, now with ``trumpSuit``
@@ -37,6 +44,16 @@ from ....game.cards import SUIT_NAMES
 from ....game.observation import Observation
 from ....game.rules import Rules, RulesError
 from ..fault import BotFault
+from ..outbound import (
+    MAX_ANSWER_BYTES,
+    OPERATOR,
+    AllowList,
+    AnswerTooLarge,
+    OutboundRefused,
+    deadline,
+    guarded_client,
+    read_capped,
+)
 from .notation import PASS_BID, ProtocolError, card_in, card_out, check_rules, is_int, suit_in
 from .requests import request_for
 
@@ -45,7 +62,7 @@ DEFAULT_TIMEOUT_MS = 1000.0  # per decision
 GRACE_SECONDS = 0.05  # the transport waits this much longer before giving up
 HELLO_TIMEOUT_SECONDS = 5.0
 
-_clients: dict[tuple[int, str], httpx.Client] = {}
+_clients: dict[tuple[int, str, AllowList], httpx.Client] = {}
 
 
 def parse_spec(spec: str) -> tuple[str, float, float]:
@@ -53,6 +70,14 @@ def parse_spec(spec: str) -> tuple[str, float, float]:
     parts = urlsplit(spec)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise RulesError(f"{spec!r} is not a bot URL (http://host:port)")
+    if "@" in parts.netloc:
+        raise RulesError("a bot URL may not carry a user name or a password")
+    try:
+        if not parts.hostname:
+            raise ValueError
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        raise RulesError(f"{spec!r} is not a bot URL (http://host:port)") from None
     clock, timeout = DEFAULT_CLOCK_MS, DEFAULT_TIMEOUT_MS
     for key, value in parse_qsl(parts.fragment, keep_blank_values=True):
         try:
@@ -71,12 +96,13 @@ def parse_spec(spec: str) -> tuple[str, float, float]:
     return base, clock, timeout
 
 
-def client_for(base: str) -> httpx.Client:
-    """One keep-alive client per process and bot (never one inherited through a fork)."""
-    key = (os.getpid(), base)
+def client_for(base: str, hosts: AllowList = OPERATOR) -> httpx.Client:
+    """One keep-alive client per process, bot and allow-list (never one inherited
+    through a fork)."""
+    key = (os.getpid(), base, hosts)
     client = _clients.get(key)
     if client is None:
-        client = _clients[key] = httpx.Client(base_url=base, trust_env=False)
+        client = _clients[key] = guarded_client(base, hosts)
     return client
 
 
@@ -96,13 +122,14 @@ class ProtocolBot(Bot):
         timeout_ms: float | None = None,
         client: httpx.Client | None = None,
         on_exchange: Callable[[str, dict[str, Any], str], None] | None = None,
+        hosts: AllowList = OPERATOR,
     ) -> None:
         super().__init__(seed, budget, style)
         base, spec_clock, spec_timeout = parse_spec(url)
         self.url = base
         self.clock = (clock_ms if clock_ms is not None else spec_clock) / 1000.0
         self.timeout = (timeout_ms if timeout_ms is not None else spec_timeout) / 1000.0
-        self.client = client if client is not None else client_for(base)
+        self.client = client if client is not None else client_for(base, hosts)
         self.on_exchange = on_exchange  # sees each (endpoint, request, answer text)
         self.clock_left = self.clock
         self._game: tuple[int, int] | None = None
@@ -131,26 +158,87 @@ class ProtocolBot(Bot):
         return self._read(obs, endpoint, body, text)
 
     def _fault(
-        self, message: str, seat: int, endpoint: str, request: Any, answer: str | None
+        self,
+        message: str,
+        seat: int,
+        endpoint: str,
+        request: Any,
+        answer: str | None,
+        kind: str = "bad_answer",
     ) -> BotFault:
         return BotFault(
-            message, seat=seat, bot=self.url, endpoint=endpoint, request=request, answer=answer
+            message,
+            seat=seat,
+            bot=self.url,
+            endpoint=endpoint,
+            request=request,
+            answer=answer,
+            kind=kind,
+        )
+
+    def _exchange(
+        self, method: str, endpoint: str, body: dict[str, Any] | None, seconds: float
+    ) -> tuple[int, str]:
+        """One request and its whole answer within ``seconds``: (status, text).
+
+        Raises ``httpx.TimeoutException`` when the time is up (connecting,
+        sending or reading), ``OutboundRefused``, ``AnswerTooLarge``, or
+        another ``httpx.HTTPError``.
+        """
+        with deadline(seconds):
+            request = self.client.build_request(
+                method, f"/{endpoint}", json=body, timeout=seconds + GRACE_SECONDS
+            )
+            response = self.client.send(request, stream=True)
+            try:
+                raw = read_capped(response, MAX_ANSWER_BYTES)
+            finally:
+                response.close()
+        return response.status_code, raw.decode("utf-8", errors="replace")
+
+    def _unreachable(
+        self, e: Exception, seat: int, endpoint: str, body: dict[str, Any] | None
+    ) -> BotFault:
+        if isinstance(e, OutboundRefused):
+            return self._fault(
+                f"this server may not call the bot: {e}", seat, endpoint, body, None, "refused"
+            )
+        if isinstance(e, AnswerTooLarge):
+            return self._fault(
+                f"the answer to /{endpoint} is too long: {e}",
+                seat,
+                endpoint,
+                body,
+                None,
+                "too_large",
+            )
+        return self._fault(
+            f"cannot reach the bot: {_why(e)}", seat, endpoint, body, None, "unreachable"
         )
 
     def _hello(self, seat: int) -> None:
         try:
-            r = self.client.get("/hi", timeout=HELLO_TIMEOUT_SECONDS)
-        except httpx.HTTPError as e:
-            raise self._fault(f"cannot reach the bot: {_why(e)}", seat, "hi", None, None) from None
-        if r.status_code != 200:
-            raise self._fault(f"/hi answered HTTP {r.status_code}", seat, "hi", None, r.text)
+            status, text = self._exchange("GET", "hi", None, HELLO_TIMEOUT_SECONDS)
+        except httpx.TimeoutException:
+            raise self._fault(
+                f"/hi did not answer within {HELLO_TIMEOUT_SECONDS:.0f} s",
+                seat,
+                "hi",
+                None,
+                None,
+                "unreachable",
+            ) from None
+        except (httpx.HTTPError, OutboundRefused, AnswerTooLarge) as e:
+            raise self._unreachable(e, seat, "hi", None) from None
+        if status != 200:
+            raise self._fault(f"/hi answered HTTP {status}", seat, "hi", None, text, "status")
         self._alive = True
 
     def _post(self, seat: int, endpoint: str, body: dict[str, Any]) -> str:
         limit = min(self.timeout, self.clock_left)
         start = time.perf_counter()
         try:
-            r = self.client.post(f"/{endpoint}", json=body, timeout=limit + GRACE_SECONDS)
+            status, text = self._exchange("POST", endpoint, body, limit + GRACE_SECONDS)
         except httpx.TimeoutException:
             self.clock_left -= time.perf_counter() - start
             if limit < self.timeout:
@@ -158,16 +246,15 @@ class ProtocolBot(Bot):
                     f"over its clock: no answer within the {1000 * limit:.0f} ms left "
                     f"of its {1000 * self.clock:.0f} ms for the game"
                 )
+                kind = "clock"
             else:
                 message = f"no answer within {1000 * limit:.0f} ms ({self._limits_words()})"
-            raise self._fault(message, seat, endpoint, body, None) from None
-        except httpx.HTTPError as e:
-            raise self._fault(
-                f"cannot reach the bot: {_why(e)}", seat, endpoint, body, None
-            ) from None
+                kind = "late"
+            raise self._fault(message, seat, endpoint, body, None, kind) from None
+        except (httpx.HTTPError, OutboundRefused, AnswerTooLarge) as e:
+            raise self._unreachable(e, seat, endpoint, body) from None
         elapsed = time.perf_counter() - start
         self.clock_left -= elapsed
-        text = r.text
         if self.on_exchange is not None:
             self.on_exchange(endpoint, body, text)
         if elapsed > self.timeout:
@@ -178,6 +265,7 @@ class ProtocolBot(Bot):
                 endpoint,
                 body,
                 text,
+                "late",
             )
         if self.clock_left < 0:
             raise self._fault(
@@ -188,9 +276,13 @@ class ProtocolBot(Bot):
                 endpoint,
                 body,
                 text,
+                "clock",
             )
-        if r.status_code != 200:
-            raise self._fault(f"answered HTTP {r.status_code}", seat, endpoint, body, text)
+        if status != 200:
+            moved = " (redirects are not followed)" if 300 <= status < 400 else ""
+            raise self._fault(
+                f"answered HTTP {status}{moved}", seat, endpoint, body, text, "status"
+            )
         return text
 
     def _limits_words(self) -> str:
@@ -204,13 +296,13 @@ class ProtocolBot(Bot):
         seat = obs.seat
         assert seat is not None
 
-        def fault(message: str) -> BotFault:
-            return self._fault(message, seat, endpoint, body, text)
+        def fault(message: str, kind: str = "bad_answer") -> BotFault:
+            return self._fault(message, seat, endpoint, body, text, kind)
 
         try:
             data = json.loads(text)
         except (ValueError, RecursionError):
-            raise fault(f"the answer to /{endpoint} is not JSON") from None
+            raise fault(f"the answer to /{endpoint} is not JSON", "not_json") from None
         if not isinstance(data, dict):
             raise fault(f"the answer to /{endpoint} must be a JSON object")
         try:
@@ -221,14 +313,14 @@ class ProtocolBot(Bot):
                     raise fault('the answer to /chooseTrump must be {"suit": S|H|D|C}')
                 action = Action.trump(seat, suit_in(data["suit"], "suit"))
                 if action not in obs.legal:
-                    raise fault(f"chose trumps {data['suit']} when it may not")
+                    raise fault(f"chose trumps {data['suit']} when it may not", "illegal")
                 return action
             return self._play(obs, data, fault, endpoint, body, text)
         except ProtocolError as e:
             raise fault(str(e)) from None
 
     def _bid(
-        self, obs: Observation, data: dict[str, Any], fault: Callable[[str], BotFault]
+        self, obs: Observation, data: dict[str, Any], fault: Callable[..., BotFault]
     ) -> Action:
         seat = obs.seat
         assert seat is not None
@@ -238,14 +330,18 @@ class ProtocolBot(Bot):
         action = Action.pass_(seat) if value == PASS_BID else Action.bid(seat, value)
         if action not in obs.legal:
             allowed = sorted(a.value or 0 for a in obs.legal if a.kind == BID)
-            raise fault(f"bid {value} is not allowed now (allowed: 0 (pass), {_ranges(allowed)})")
+            shown = str(value) if abs(value) < 1000 else "out of range"
+            raise fault(
+                f"bid {shown} is not allowed now (allowed: 0 (pass), {_ranges(allowed)})",
+                "illegal",
+            )
         return action
 
     def _play(
         self,
         obs: Observation,
         data: dict[str, Any],
-        fault: Callable[[str], BotFault],
+        fault: Callable[..., BotFault],
         endpoint: str,
         body: dict[str, Any],
         text: str,
@@ -255,13 +351,14 @@ class ProtocolBot(Bot):
         reveal = data.get("revealTrump", False)
         card = data.get("card")
         if reveal not in (True, False):
-            raise fault(f"revealTrump must be true or false, not {reveal!r}")
+            raise fault("revealTrump must be true or false")
         if reveal:
             ask = Action.flag(seat, REVEAL)
             if ask not in obs.legal:
                 raise fault(
                     "asked for the reveal, which it may not do now (only a player who cannot "
-                    "follow suit may ask, once, while trumps are hidden)"
+                    "follow suit may ask, once, while trumps are hidden)",
+                    "illegal",
                 )
             if card is not None:
                 self._pending = (card_in(card, "card"), endpoint, body, text)
@@ -270,7 +367,9 @@ class ProtocolBot(Bot):
             raise fault('the answer to /play must be {"card": C} or {"revealTrump": true}')
         action = Action.play(seat, card_in(card, "card"))
         if action not in obs.legal:
-            raise fault(f"played {card}, which is not legal: {why_illegal(obs, action.value)}")
+            raise fault(
+                f"played {card}, which is not legal: {why_illegal(obs, action.value)}", "illegal"
+            )
         return action
 
     def _pending_card(self, obs: Observation) -> Action:
@@ -286,6 +385,7 @@ class ProtocolBot(Bot):
                 endpoint,
                 body,
                 text,
+                "illegal",
             )
         return action
 
@@ -329,7 +429,7 @@ def check_seat(spec: str, rules: Rules) -> None:
     base, _clock, _timeout = parse_spec(spec)
     check_rules(rules)
     try:
-        with httpx.Client(base_url=base, trust_env=False) as client:
+        with guarded_client(base, OPERATOR) as client, deadline(HELLO_TIMEOUT_SECONDS):
             r = client.get("/hi", timeout=HELLO_TIMEOUT_SECONDS)
     except httpx.HTTPError as e:
         raise RulesError(f"bot {base} does not answer /hi: {_why(e)}") from None

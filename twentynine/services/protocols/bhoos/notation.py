@@ -43,7 +43,7 @@ def card_in(text: Any, where: str = "card") -> int:
     if len(text) != 2 or text[0] not in _TO_OURS or text[1] not in SUITS:
         hint = " (the ace is written 1, the ten T)" if text[:1] in ("A", "a", "1") else ""
         raise ProtocolError(
-            f"{where}: {text!r} is not a card; write rank then suit, ranks "
+            f"{where}: {_show(text)} is not a card; write rank then suit, ranks "
             f"{' '.join(PROTOCOL_RANKS)}, suits {' '.join(SUITS)}{hint}"
         )
     return SUITS.index(text[1]) * 8 + RANKS.index(_TO_OURS[text[0]])
@@ -69,8 +69,24 @@ def is_int(value: Any) -> TypeGuard[int]:
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    """A value of a message or answer as an error may name it: a short string (letters,
+    digits and ``_-``, up to 4) as itself, anything else by its JSON type only, so that
+    an error never carries what a bot (or anything behind its address) answered."""
+    if isinstance(value, str):
+        if len(value) <= 4 and all(c.isascii() and (c.isalnum() or c in "_-") for c in value):
+            return repr(value)
+        return f"a string of {len(value)} characters"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
 
 
 # The options the protocol has no phase or field for: an external bot can only

@@ -964,6 +964,8 @@ async function boot() {
     view: () => currentObs(),
     idle: () => !ui.busy && net.pending.size === 0,
     version: () => net.v,
+    connection: () => ({ status: net.status, closes: [...net.closes] }),
+    net: () => net,
     engine: () => engineWhere,
     offline,
     settings: () => settings(),

@@ -9,6 +9,14 @@
 // the engine in this browser (offline.js) speaks the same protocol.
 
 const BACKOFF = [500, 1000, 2000, 4000, 8000];
+// Close codes of the server (server/outbox.py). SLOW: this page fell behind (it did not
+// read what was sent in time) and the server dropped what waited for it; reconnect at once:
+// the rejoin brings the whole state. LIMITED: this page went on past a limit of messages or
+// connections; wait longer than the server's cooldown before trying again.
+const SLOW = 4008;
+const LIMITED = 4029;
+const SLOW_RETRY = 100;
+const LIMITED_WAIT = 12000;
 
 export class Net {
   constructor({ onMessage, onStatus, connect = null }) {
@@ -27,6 +35,8 @@ export class Net {
     this.attempt = 0;
     this.timer = null;
     this.joined = false;
+    this.closes = []; // the close codes of the last connections, the newest last
+    this.lastSlow = -Infinity;
   }
 
   get url() {
@@ -80,10 +90,20 @@ export class Net {
       this._ping();
     };
     ws.onmessage = (ev) => this._receive(ev.data);
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       this.ws = null;
-      this._scheduleRetry();
+      const code = ev?.code ?? 1006;
+      this.closes = [...this.closes.slice(-9), code];
+      if (code === SLOW && Date.now() - this.lastSlow > 10000) {
+        // at once, once in a while: a page that is always slow backs off as usual
+        this.lastSlow = Date.now();
+        clearTimeout(this.timer);
+        this._setStatus("connecting");
+        this.timer = setTimeout(() => this._open(), SLOW_RETRY);
+        return;
+      }
+      this._scheduleRetry(code === LIMITED ? LIMITED_WAIT : null);
     };
     ws.onerror = () => {};
   }
@@ -103,8 +123,8 @@ export class Net {
     this.pingTimer = setTimeout(() => this._ping(), 15000);
   }
 
-  _scheduleRetry() {
-    const delay = BACKOFF[Math.min(this.attempt, BACKOFF.length - 1)];
+  _scheduleRetry(wait = null) {
+    const delay = wait ?? BACKOFF[Math.min(this.attempt, BACKOFF.length - 1)];
     this.attempt += 1;
     this._nextRetry = Date.now() + delay;
     this.status = "";

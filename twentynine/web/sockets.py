@@ -1,0 +1,60 @@
+"""uvicorn's websocket protocol, with a way for the server to drop a connection at once.
+
+A client that never reads fills the socket's buffers; after that even a close
+frame cannot be written, and closing a transport waits for its buffer to
+drain, which for such a client is never. The outbox (``server.outbox``)
+then aborts the transport instead, through the function this protocol puts
+in the ASGI scope under ``ABORT_EXTENSION``; and once a client is closed,
+what it goes on sending is no longer read (``STOP_READING_EXTENSION``), so
+a flood after the close costs nothing. Everything else is uvicorn's
+``websockets-sansio`` protocol as it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from typing import Any
+
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from ..server.outbox import ABORT_EXTENSION, STOP_READING_EXTENSION
+
+# The kernel's send buffer of a client's socket, fixed (Linux would let it grow to
+# megabytes for a client that does not read): a game's messages are a few kilobytes.
+SEND_BUFFER = 128 * 1024
+
+
+class AbortableSockets(WebSocketsSansIOProtocol):
+    """``websockets-sansio``, plus ``scope["extensions"][ABORT_EXTENSION]`` and a send
+    buffer of ``SEND_BUFFER`` bytes."""
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)
+        if scope is not None:  # (none when the handshake was refused)
+            extensions = scope.setdefault("extensions", {})
+            extensions[ABORT_EXTENSION] = self.abort
+            extensions[STOP_READING_EXTENSION] = self.stop_reading
+
+    def abort(self) -> None:
+        """Drop the connection now, whatever its buffers hold."""
+        if self.transport is not None:
+            self.transport.abort()
+
+    def stop_reading(self) -> None:
+        """Read nothing more from this client (after the app closed it): what it sends
+        stays in the kernel's buffers, and TCP holds the rest back."""
+        self.read_paused = True  # (so that uvicorn does not resume it)
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.pause_reading()
+
+
+__all__ = ["SEND_BUFFER", "AbortableSockets"]
