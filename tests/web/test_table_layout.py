@@ -76,6 +76,8 @@ def test_the_desktop_table_uses_its_space(page: Page) -> None:
 def test_the_hand_fits_a_narrower_screen(page: Page, width: int, height: int) -> None:
     page.set_viewport_size({"width": width, "height": height})
     play_to_a_full_hand(page)
+    # measure the hand at rest, not while the second batch's cards are still flying in
+    page.wait_for_function("() => document.getAnimations().length === 0")
     hand = boxes(page, "#hand button.card")
     assert len(hand) == 8
     assert hand[0]["x"] >= 0 and hand[-1]["x"] + hand[-1]["width"] <= width
