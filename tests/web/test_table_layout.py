@@ -51,6 +51,7 @@ def test_the_desktop_table_uses_its_space(page: Page) -> None:
     for a, b in pairwise(hand):
         assert a["x"] + a["width"] <= b["x"] + 0.5, "hand cards overlap with room to spare"
     # a large trick: its cards are as wide as the hand's, the felt takes most of the height
+    page.wait_for_function("() => document.getAnimations().length === 0")
     played = boxes(page, ".trick-cards .played")
     # the trick cards at about a hand card's width (the felt gives up 50 px to the steady dock)
     assert played and min(b["width"] for b in played) >= 95
