@@ -26,6 +26,7 @@ from twentynine.offline.host import LocalHost, local_config
 from twentynine.offline.store import BrowserStore
 from twentynine.server.botpool import INLINE, BotPool
 from twentynine.server.game import Game
+from twentynine.server.pair import could_open, masked
 from twentynine.server.session import ServerConfig
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import Change, StoredReply, StoreError, UnknownGame, hash_token
@@ -211,7 +212,10 @@ def test_the_host_plays_a_game_keeps_it_and_resumes_it_after_a_reload() -> None:
     state = run(second())
     stored = json.loads(disk.games[ident])
     replayed = Game(parse_setup(stored["setup"]), stored["log"])
-    assert state["views"]["0"] == replayed.view(0)
+    expected = replayed.view(0)
+    if state["hold"] == "trick" and could_open(replayed):
+        expected = masked(expected)  # the reload fell in a pair pause, which outlives it
+    assert state["views"]["0"] == expected
     assert len(stored["log"]) >= 3
 
 

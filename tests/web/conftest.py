@@ -125,7 +125,8 @@ def page(browser: Browser, server: str) -> Iterator[Page]:
     """A fresh browser context (own storage) at a phone-or-desktop size set by the test."""
     context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
     pg = context.new_page()
-    pg.set_default_timeout(15_000)
+    # long enough for a bot's move while the whole suite loads both cores; a hang still fails
+    pg.set_default_timeout(30_000)
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.base_url = server  # type: ignore[attr-defined]

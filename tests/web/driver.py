@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from twentynine.bots.characters import BY_ID
 from twentynine.game.actions import Action
@@ -182,14 +183,33 @@ def snapshot(page: Page) -> dict[str, Any]:
     return snap
 
 
-def wait_ready(page: Page, timeout: float = 20_000) -> dict[str, Any]:
+def wait_ready(page: Page, timeout: float = 30_000) -> dict[str, Any]:
     """Wait until the human must act (or a trick/deal is on show, or a hand-over)."""
     page.wait_for_function(READY, timeout=timeout)
     return snapshot(page)
 
 
+STILL = """() => document.getAnimations().every(
+  (a) => a.playState !== "running" || a.effect.getTiming().iterations === Infinity)"""
+
+
+def wait_still(page: Page, timeout: float = 10_000) -> None:
+    """Wait until every animation that ends has ended (a blinking dot may go on)."""
+    page.wait_for_function(STILL, timeout=timeout)
+
+
+WHERE = """() => { const t = window.twentynine, n = t.net(), o = t.obs();
+  return { v: n.v, hold: t.game.hold, busy: t.ui.busy, selected: t.ui.selected,
+    pending: [...n.pending.values()].map((p) => p.msg.type), ...t.connection(),
+    obs: o && { phase: o.phase, to_act: o.to_act, legal: o.legal.length } }; }"""
+
+
 def wait_version_after(page: Page, v: int) -> None:
-    page.wait_for_function(f"() => window.twentynine && window.twentynine.game.v > {v}")
+    """Wait for a version past ``v``; on a timeout, say where the page stood."""
+    try:
+        page.wait_for_function(f"() => window.twentynine && window.twentynine.game.v > {v}")
+    except PlaywrightTimeout:
+        raise AssertionError(f"no version past {v}: {page.evaluate(WHERE)}") from None
 
 
 def open_table(page: Page) -> None:

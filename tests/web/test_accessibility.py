@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import ROOT, _missing
-from .driver import Choices, play_until, start_game, wait_ready
+from .driver import Choices, play_until, start_game, wait_ready, wait_still
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = [(1280, 800), (390, 844)]
@@ -45,7 +45,8 @@ def axe_violations(page: Page) -> list[dict[str, Any]]:
 
 def check_screen(page: Page, artifacts: Path, name: str, size: str) -> list[dict[str, Any]]:
     """Screenshot the screen, run axe, fail on a critical or serious violation."""
-    page.wait_for_timeout(250)  # let an entering card or a dialog settle
+    page.wait_for_timeout(250)  # let an entering card or a dialog start
+    wait_still(page)  # and finish: axe reads colours mid-fade as they are then
     page.screenshot(path=artifacts / f"a11y-{name}-{size}.png")
     found = axe_violations(page)
     blocking = [v for v in found if v["impact"] in BLOCKING]

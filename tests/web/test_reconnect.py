@@ -59,9 +59,6 @@ def connection(page: Page) -> dict[str, Any]:
     return info
 
 
-@pytest.mark.xfail(
-    reason="times out in a full parallel run, passes alone: open in issue 14", strict=False
-)
 def test_a_page_closed_for_falling_behind_reconnects_at_once_and_resyncs(
     page_of: MakePage,
 ) -> None:

@@ -155,7 +155,8 @@ def test_play_now_puts_the_focus_on_the_first_decision(page: Page) -> None:
     page.wait_for_function("() => document.body.dataset.connection === 'online'")
     page.click("[data-testid=quick-start]")
     snap = wait_ready(page)
-    page.wait_for_timeout(100)
+    # the focus follows the first render of the decision (later on a loaded machine)
+    page.wait_for_function("() => document.activeElement !== document.body")
     focused = page.evaluate(
         "() => { const a = document.activeElement; return a && a !== document.body"
         " ? (a.dataset.testid || a.id || a.tagName) : null; }"

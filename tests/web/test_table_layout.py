@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from .driver import Choices, play_until, start_game
+from .driver import Choices, play_until, start_game, wait_still
 
 
 def first_play_turn(snap: dict[str, Any]) -> bool:
@@ -38,6 +38,7 @@ def play_to_a_full_hand(page: Page) -> dict[str, Any]:
     start_game(page, profile="pagat", seed=11, length="match", seats=["meera", "anil", "raju"])
     snap = play_until(page, Choices(bid="min"), stop=first_play_turn)
     page.wait_for_timeout(400)  # the card played last settles
+    wait_still(page)  # and the hand has closed up behind it
     return snap
 
 
@@ -51,7 +52,7 @@ def test_the_desktop_table_uses_its_space(page: Page) -> None:
     for a, b in pairwise(hand):
         assert a["x"] + a["width"] <= b["x"] + 0.5, "hand cards overlap with room to spare"
     # a large trick: its cards are as wide as the hand's, the felt takes most of the height
-    page.wait_for_function("() => document.getAnimations().length === 0")
+    wait_still(page)
     played = boxes(page, ".trick-cards .played")
     # the trick cards at about a hand card's width (the felt gives up 50 px to the steady dock)
     assert played and min(b["width"] for b in played) >= 95
@@ -78,7 +79,7 @@ def test_the_hand_fits_a_narrower_screen(page: Page, width: int, height: int) ->
     page.set_viewport_size({"width": width, "height": height})
     play_to_a_full_hand(page)
     # measure the hand at rest, not while the second batch's cards are still flying in
-    page.wait_for_function("() => document.getAnimations().length === 0")
+    wait_still(page)
     hand = boxes(page, "#hand button.card")
     assert len(hand) == 8
     assert hand[0]["x"] >= 0 and hand[-1]["x"] + hand[-1]["width"] <= width

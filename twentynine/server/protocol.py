@@ -176,9 +176,11 @@ def parse_message(text: str | bytes | None) -> Message:
         raise ProtocolError(BAD_MESSAGE, "messages must be JSON text frames, not binary")
     if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
         raise ProtocolError(TOO_LARGE, f"message is longer than {MAX_MESSAGE_BYTES} bytes")
+    if _too_deep(text):
+        raise ProtocolError(BAD_JSON, f"message is nested deeper than {MAX_DEPTH} levels")
     try:
         obj = json.loads(text)
-    except RecursionError:
+    except RecursionError:  # not reached after ``_too_deep``; kept as a guard
         raise ProtocolError(BAD_JSON, f"message is nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as e:
         raise ProtocolError(BAD_JSON, f"message is not valid JSON: {e}") from None
@@ -227,6 +229,29 @@ def parse_message(text: str | bytes | None) -> Message:
             )
     body = {k: v for k, v in obj.items() if k not in ("type", "id")}
     return Message(kind, ident, body)
+
+
+_JSON_TEXT = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _too_deep(text: str) -> bool:
+    """Whether the raw text nests objects and lists deeper than ``MAX_DEPTH``.
+
+    Checked before ``json.loads``, whose C parser recurses: how deep it gets
+    before a ``RecursionError`` depends on the caller's own stack, so the
+    same deep message could be refused with or without its id. Counting the
+    brackets outside strings gives one answer everywhere (and no id: the
+    message is never read).
+    """
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False
+    depth = 0
+    for mark in _BRACKET.findall(_JSON_TEXT.sub('""', text)):
+        depth += 1 if mark in "[{" else -1
+        if depth > MAX_DEPTH:
+            return True
+    return False
 
 
 def _check_tree(obj: Any) -> tuple[str, str] | None:

@@ -73,6 +73,8 @@ export class Net {
     clearTimeout(this.timer);
     if (this.stopped) return;
     this.joined = false;
+    clearTimeout(this.pingTimer);
+    this.pingTimer = null; // the new connection pings once it has what it asked first
     let ws;
     try {
       ws = this.connect ? this.connect() : new WebSocket(this.url);
@@ -84,10 +86,6 @@ export class Net {
     ws.onopen = () => {
       this.attempt = 0;
       this._setStatus("online");
-      if (this.room) this._send(this._roomJoin());
-      else if (this.game) this._send({ type: "join", id: this._id(), game: this.game.id, token: this.game.token });
-      else this._flush();
-      this._ping();
     };
     ws.onmessage = (ev) => this._receive(ev.data);
     ws.onclose = (ev) => {
@@ -106,6 +104,18 @@ export class Net {
       this._scheduleRetry(code === LIMITED ? LIMITED_WAIT : null);
     };
     ws.onerror = () => {};
+  }
+
+  // The server's first words on a connection. A page coming back asks for one thing at
+  // a time until it has the state again (the join, then the ping after its answer): a
+  // page that was closed for falling behind does not send the burst that closes it again.
+  _greeted() {
+    if (this.room) this._send(this._roomJoin());
+    else if (this.game) this._send({ type: "join", id: this._id(), game: this.game.id, token: this.game.token });
+    else {
+      this._flush();
+      this._ping();
+    }
   }
 
   _roomJoin() {
@@ -198,6 +208,7 @@ export class Net {
     }
     switch (msg.type) {
       case "welcome":
+        this._greeted();
         return;
       case "pong":
         if (this.pingAt) this.lag = Math.round(performance.now() - this.pingAt);
@@ -237,6 +248,7 @@ export class Net {
         if ((msg.code === "not_found" || msg.code === "forbidden") && !this.joined) {
           this.game = null;
           this.room = null;
+          if (!this.pingTimer) this._ping(); // the join was what it asked: it goes on without
         }
         this.onMessage(msg);
         return;
@@ -253,6 +265,7 @@ export class Net {
     this._settle(msg, true);
     this.onMessage(msg);
     this._flush();
+    if (!this.pingTimer) this._ping();
   }
 
   sync() {
