@@ -157,7 +157,7 @@ class Bucket:
 class Address:
     """What one address has used."""
 
-    __slots__ = ("banned_until", "connects", "guesses", "messages", "open", "seen")
+    __slots__ = ("banned_until", "connects", "guesses", "messages", "open", "seen", "told_until")
 
     def __init__(self, limits: Limits, now: float) -> None:
         self.messages = Bucket(limits.address_rate, limits.address_burst, now)
@@ -167,6 +167,7 @@ class Address:
         self.guesses = Bucket(guess_rate if limits.code_guesses else 0, limits.code_guesses, now)
         self.open = 0
         self.banned_until = 0.0
+        self.told_until = 0.0  # turned away with words until then; without, after
         self.seen = now
 
 
@@ -301,6 +302,17 @@ class Guard:
             return why
         state.open += 1
         return Ticket(self, address, state, now)
+
+    def explain(self, address: str) -> bool:
+        """Should a connection turned away be told why (accepted, told, closed), or only
+        refused at the handshake? Once per ``cooldown`` (at least a second): a client that
+        comes back at once has been told, and each explanation costs a websocket."""
+        now = clock()
+        state = self._state(address, now)
+        if now < state.told_until:
+            return False
+        state.told_until = now + max(1.0, self.limits.cooldown)
+        return True
 
     def penalise(self, ticket: Ticket, now: float) -> None:
         self.closed += 1

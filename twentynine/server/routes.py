@@ -160,7 +160,11 @@ async def game_socket(ws: WebSocket) -> None:
     address = guard.client_address(peer, ws.headers.getlist("x-forwarded-for"))
     ticket = guard.open(address)
     if isinstance(ticket, str):
-        await _turn_away(ws, ticket)
+        if guard.explain(address):
+            await _turn_away(ws, ticket)
+        else:  # told a moment ago: refused at the handshake (HTTP 403), nothing read
+            with contextlib.suppress(Exception):
+                await ws.close(LIMITED)
         return
     try:
         await ws.accept()
