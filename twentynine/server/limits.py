@@ -34,6 +34,9 @@ from dataclasses import dataclass, field
 
 from .outbox import OutboxLimits
 
+# The key of the ASGI lifespan state under which the app puts its ``Guard`` (``web.app``),
+# for the websocket protocol of ``twentynine serve`` (``web.sockets``).
+GUARD_STATE = "twentynine.guard"
 MAX_ADDRESSES = 50_000  # addresses remembered past this: the least recently seen idle go
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -314,6 +317,27 @@ class Guard:
         state.told_until = now + max(1.0, self.limits.cooldown)
         return True
 
+    def refuses_early(self, peer: str) -> bool:
+        """Would a connection from this peer be turned away, when it was told why a moment
+        ago? Then it may be dropped before a byte of its handshake is read: a client that
+        reconnects in a loop costs the server as little as can be. (Never for a trusted
+        proxy: its clients are told apart only by their headers.)"""
+        if self.trusted and self._is_trusted(peer):
+            return False
+        state = self._addresses.get(self.key(peer))
+        if state is None:
+            return False
+        now = clock()
+        limits = self.limits
+        refused = now < state.told_until and (
+            now < state.banned_until
+            or (limits.connections > 0 and state.open >= limits.connections)
+            or (limits.connects_per_minute > 0 and state.connects.available(now) < 1)
+        )
+        if refused:
+            self.turned_away += 1
+        return refused
+
     def penalise(self, ticket: Ticket, now: float) -> None:
         self.closed += 1
         ticket.state.banned_until = max(ticket.state.banned_until, now + self.limits.cooldown)
@@ -345,4 +369,15 @@ class Guard:
         }
 
 
-__all__ = ["CLOSE", "COSTS", "NO_LIMITS_ENV", "OK", "REFUSE", "Bucket", "Guard", "Limits", "Ticket"]
+__all__ = [
+    "CLOSE",
+    "COSTS",
+    "GUARD_STATE",
+    "NO_LIMITS_ENV",
+    "OK",
+    "REFUSE",
+    "Bucket",
+    "Guard",
+    "Limits",
+    "Ticket",
+]
