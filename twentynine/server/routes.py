@@ -85,6 +85,10 @@ class Reader:
                     await self.handle(frame)
                 finally:
                     self.handling = False
+                # Frames that came in one read are all waiting already, and taking the
+                # next does not yield: let the writers (this client's too) and the other
+                # clients go first, so that no client's burst holds the loop.
+                await asyncio.sleep(0)
 
     def _version(self) -> int:
         return self.session.version if self.session is not None else 0
