@@ -307,3 +307,21 @@ def test_behind_a_trusted_proxy_the_forwarded_client_is_limited_not_the_proxy() 
         again = opened(client, **{"x-forwarded-for": "198.51.100.1"})
         assert recv(again)["code"] == P.RATE_LIMITED  # Alice's second connection
         assert alice is not None
+
+
+def test_a_client_told_once_is_dropped_early_while_it_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = Clock(monkeypatch)
+    guard = Guard(Limits(rate=1, burst=1, refusals=1, cooldown=10, trusted_proxies=("10.0.0.1",)))
+    ticket = guard.open("192.0.2.5")
+    assert isinstance(ticket, L.Ticket)
+    assert [ticket.admit() for _ in range(3)] == [OK, REFUSE, CLOSE]
+    ticket.close()
+    assert not guard.refuses_early("192.0.2.5")  # not told yet: the next one hears why
+    assert isinstance(guard.open("192.0.2.5"), str) and guard.explain("192.0.2.5")
+    assert guard.refuses_early("192.0.2.5")  # told: dropped before its handshake is read
+    assert not guard.refuses_early("192.0.2.6") and not guard.refuses_early("10.0.0.1")
+    clock.now += 10.5
+    assert not guard.refuses_early("192.0.2.5")  # the cooldown is over
+    assert isinstance(guard.open("192.0.2.5"), L.Ticket)

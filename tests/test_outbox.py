@@ -272,3 +272,22 @@ def test_over_the_websocket_a_client_too_far_behind_is_closed_4008() -> None:
                 assert reply["type"] == "update", reply
                 reply = again.receive_json()
             assert reply == {"type": "ack", "v": state["v"] + 1, "id": "a1", "duplicate": True}
+
+
+def test_last_words_that_cannot_be_written_do_not_hold_the_close_up() -> None:
+    async def go() -> tuple[Socket, Outbox, float]:
+        sock = Socket(stuck=True)
+        box = outbox(sock, send_timeout=0.2)
+        writer = asyncio.create_task(box.run())
+        for i in range(20):
+            box.put({"type": "error", "n": i})
+        await asyncio.sleep(0)
+        started = time.perf_counter()
+        box.close(4029, "over a limit", drop=False)  # the queue goes out first, if it can
+        await asyncio.wait_for(writer, 5)
+        return sock, box, time.perf_counter() - started
+
+    sock, box, took = asyncio.run(go())
+    assert took < 1.0  # one write's time limit, not twenty
+    assert box.closing == (4029, "over a limit") and sock.closed == [(4029, "over a limit")]
+    assert box.waiting == 0

@@ -146,7 +146,11 @@ class Rooms:
         return code
 
     def samples(self, tables: list[int]) -> list[tuple[float, float]]:
-        return [a for i in tables for c in self.tables[i].people for a in c.acts]
+        """(sent, round trip) of the acts of these tables; an act never answered counts with
+        the time it has waited (a room that stands still must not look quick)."""
+        now = time.perf_counter()
+        people = [c for i in tables for c in self.tables[i].people]
+        return [a for c in people for a in (*c.acts, *c.unanswered(now))]
 
     def errors(self) -> dict[str, int]:
         return dict(self.step.stats.errors) | (

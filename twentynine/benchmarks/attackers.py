@@ -6,8 +6,8 @@ a client on another machine would; so ``Attack`` runs these loops in a
 spawned process, in the windows it is given, and reports what they did.
 
 - ``never_reader``: a spectator with a receive buffer of a few kilobytes
-  that never reads, sending ``sync`` flat out or at a rate, back again
-  whenever it is closed.
+  that never reads a byte (``SilentSocket``), sending ``sync`` flat out or at
+  a rate, back again whenever it is closed.
 - ``flooder``: one frame again and again as fast as it can (reading what
   comes back), a new connection the moment one is closed.
 - ``idle_sockets``: as many idle connections from one address as it takes.
@@ -19,11 +19,14 @@ so that the limits of an address fall on the attacker alone.
 from __future__ import annotations
 
 import asyncio
+import base64
 import collections
 import contextlib
 import json
 import multiprocessing
+import os
 import socket
+import struct
 import time
 from typing import Any
 
@@ -32,6 +35,10 @@ from websockets.exceptions import ConnectionClosed
 from .load import HOST, Server, ws_connect
 
 SMALL_BUFFER = 4096  # the never-readers' receive buffer
+# Every attacker's send buffer: on loopback a client could otherwise pile megabytes into
+# its own kernel buffers for a server that no longer reads it, burning this machine's CPU
+# (shared with the server) where a remote attacker would wait on its network.
+SEND_BUFFER = 32 * 1024
 IDLE_SOCKETS = 200  # idle connections the flooder tries to hold open
 Msg = dict[str, Any]
 
@@ -129,6 +136,7 @@ async def open_raw(url: str, port: int, source: str, rcvbuf: int | None = None) 
     try:
         if rcvbuf is not None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
         sock.bind((source, 0))
         sock.setblocking(False)
         await asyncio.get_running_loop().sock_connect(sock, (HOST, port))
@@ -145,15 +153,68 @@ async def open_raw(url: str, port: int, source: str, rcvbuf: int | None = None) 
     )
 
 
+class SilentSocket:
+    """A websocket client that, after the handshake, never reads a byte: its frames go
+    out, what the server sends piles up in a receive buffer of ``SMALL_BUFFER`` bytes and
+    then in the server's own buffers. (A websocket library reads in the background: this
+    is written by hand, as the protocol is simple for a client that only sends.)"""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    @classmethod
+    async def open(cls, port: int, source: str) -> SilentSocket:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL_BUFFER)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+            sock.bind((source, 0))
+            sock.setblocking(False)
+            await asyncio.get_running_loop().sock_connect(sock, (HOST, port))
+        except OSError:
+            sock.close()
+            raise
+        reader, writer = await asyncio.open_connection(sock=sock)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(
+            (
+                f"GET /ws HTTP/1.1\r\nHost: {HOST}:{port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+        if not head.startswith(b"HTTP/1.1 101"):
+            writer.transport.abort()
+            raise ConnectionError(head.split(b"\r\n", 1)[0].decode(errors="replace"))
+        return cls(reader, writer)
+
+    async def send(self, text: str) -> None:
+        """One masked text frame (as every client frame must be)."""
+        data = text.encode()
+        mask = os.urandom(4)
+        if len(data) < 126:
+            head = struct.pack("!BB", 0x81, 0x80 | len(data))
+        else:
+            head = struct.pack("!BBH", 0x81, 0x80 | 126, len(data))
+        body = bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+        self.writer.write(head + mask + body)
+        await self.writer.drain()  # waits once the server stops reading us
+
+    def abort(self) -> None:
+        self.writer.transport.abort()
+
+
 async def never_reader(
     url: str, port: int, code: str, until: float, source: str, rate: float | None, counts: Msg
 ) -> None:
     """A spectator that never reads: ``sync`` as fast as it can (rate None) or ``rate`` a
-    second; back again whenever it is closed."""
+    second; back again whenever it is closed (or its sends have been stuck for 5 s)."""
     n = 0
     while time.monotonic() < until:
         try:
-            ws = await open_raw(url, port, source, SMALL_BUFFER)
+            ws = await SilentSocket.open(port, source)
         except Exception:  # refused at the door, or no answer
             counts["refused"] += 1
             await asyncio.sleep(0.2)
@@ -166,10 +227,12 @@ async def never_reader(
                 await asyncio.wait_for(ws.send(f'{{"type":"sync","id":"s{n}"}}'), 5)
                 counts["sent"] += 1
                 await asyncio.sleep(1 / rate if rate else 0)
-        except (ConnectionClosed, OSError, TimeoutError):
+        except TimeoutError:
+            counts["stuck"] += 1  # the server does not read it any more
+        except OSError:
             counts["closed"] += 1
         finally:
-            ws.transport.abort()
+            ws.abort()
 
 
 FLOOD_FRAMES = {

@@ -529,6 +529,11 @@ class Client:
             if now - sent > ACK_TIMEOUT:  # never answered: count it, and play on
                 del self.sent_at[ident]
                 self.step.stats.lost += 1
+                self.acts.append((sent, now - sent))  # (a round trip at least this long)
+
+    def unanswered(self, now: float) -> list[tuple[float, float]]:
+        """The acts still waiting for their ack, as (sent, round trip so far)."""
+        return [(sent, now - sent) for sent in self.sent_at.values()]
 
 
 class Table:

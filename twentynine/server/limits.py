@@ -34,6 +34,9 @@ from dataclasses import dataclass, field
 
 from .outbox import OutboxLimits
 
+# The key of the ASGI lifespan state under which the app puts its ``Guard`` (``web.app``),
+# for the websocket protocol of ``twentynine serve`` (``web.sockets``).
+GUARD_STATE = "twentynine.guard"
 MAX_ADDRESSES = 50_000  # addresses remembered past this: the least recently seen idle go
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -157,7 +160,7 @@ class Bucket:
 class Address:
     """What one address has used."""
 
-    __slots__ = ("banned_until", "connects", "guesses", "messages", "open", "seen")
+    __slots__ = ("banned_until", "connects", "guesses", "messages", "open", "seen", "told_until")
 
     def __init__(self, limits: Limits, now: float) -> None:
         self.messages = Bucket(limits.address_rate, limits.address_burst, now)
@@ -167,6 +170,7 @@ class Address:
         self.guesses = Bucket(guess_rate if limits.code_guesses else 0, limits.code_guesses, now)
         self.open = 0
         self.banned_until = 0.0
+        self.told_until = 0.0  # turned away with words until then; without, after
         self.seen = now
 
 
@@ -302,6 +306,38 @@ class Guard:
         state.open += 1
         return Ticket(self, address, state, now)
 
+    def explain(self, address: str) -> bool:
+        """Should a connection turned away be told why (accepted, told, closed), or only
+        refused at the handshake? Once per ``cooldown`` (at least a second): a client that
+        comes back at once has been told, and each explanation costs a websocket."""
+        now = clock()
+        state = self._state(address, now)
+        if now < state.told_until:
+            return False
+        state.told_until = now + max(1.0, self.limits.cooldown)
+        return True
+
+    def refuses_early(self, peer: str) -> bool:
+        """Would a connection from this peer be turned away, when it was told why a moment
+        ago? Then it may be dropped before a byte of its handshake is read: a client that
+        reconnects in a loop costs the server as little as can be. (Never for a trusted
+        proxy: its clients are told apart only by their headers.)"""
+        if self.trusted and self._is_trusted(peer):
+            return False
+        state = self._addresses.get(self.key(peer))
+        if state is None:
+            return False
+        now = clock()
+        limits = self.limits
+        refused = now < state.told_until and (
+            now < state.banned_until
+            or (limits.connections > 0 and state.open >= limits.connections)
+            or (limits.connects_per_minute > 0 and state.connects.available(now) < 1)
+        )
+        if refused:
+            self.turned_away += 1
+        return refused
+
     def penalise(self, ticket: Ticket, now: float) -> None:
         self.closed += 1
         ticket.state.banned_until = max(ticket.state.banned_until, now + self.limits.cooldown)
@@ -333,4 +369,15 @@ class Guard:
         }
 
 
-__all__ = ["CLOSE", "COSTS", "NO_LIMITS_ENV", "OK", "REFUSE", "Bucket", "Guard", "Limits", "Ticket"]
+__all__ = [
+    "CLOSE",
+    "COSTS",
+    "GUARD_STATE",
+    "NO_LIMITS_ENV",
+    "OK",
+    "REFUSE",
+    "Bucket",
+    "Guard",
+    "Limits",
+    "Ticket",
+]

@@ -201,6 +201,10 @@ class Outbox:
         except TimeoutError:
             if self.closing is None:
                 self.close(SLOW, "not reading: reconnect to catch up")
+            else:  # last words that do not go out: the rest would not either
+                self.dropped += len(self._queue)
+                self._queue.clear()
+                self._bytes = 0
             return True  # the loop ends on ``closing``: the close frame comes next
         except Exception:  # the client is gone: its reader notices and detaches it
             log.debug("write failed", exc_info=True)

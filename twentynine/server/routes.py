@@ -87,6 +87,10 @@ class Reader:
                     await self.handle(frame)
                 finally:
                     self.handling = False
+                # Frames that came in one read are all waiting already, and taking the
+                # next does not yield: let the writers (this client's too) and the other
+                # clients go first, so that no client's burst holds the loop.
+                await asyncio.sleep(0)
 
     def _version(self) -> int:
         return self.session.version if self.session is not None else 0
@@ -164,7 +168,11 @@ async def game_socket(ws: WebSocket) -> None:
     address = guard.client_address(peer, ws.headers.getlist("x-forwarded-for"))
     ticket = guard.open(address)
     if isinstance(ticket, str):
-        await _turn_away(ws, ticket)
+        if guard.explain(address):
+            await _turn_away(ws, ticket)
+        else:  # told a moment ago: refused at the handshake (HTTP 403), nothing read
+            with contextlib.suppress(Exception):
+                await ws.close(LIMITED)
         return
     try:
         await ws.accept()

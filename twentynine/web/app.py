@@ -22,6 +22,7 @@ import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -32,6 +33,7 @@ from starlette.types import Scope
 
 from ..offline.bundle import Bundle
 from ..offline.bundle import build as build_bundle
+from ..server.limits import GUARD_STATE
 from ..server.lobby import Lobby
 from ..server.routes import routes as server_routes
 from ..server.session import ServerConfig
@@ -201,10 +203,11 @@ def create_app(config: ServerConfig | None = None, store: GameStore | None = Non
         return RedirectResponse("/static/icons/icon.svg", status_code=301)
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         lobby.start()
         try:
-            yield
+            # the websocket protocol of `serve` drops a refused client early (web.sockets)
+            yield {GUARD_STATE: lobby.guard}
         finally:
             lobby.close()
 
