@@ -1,4 +1,5 @@
-"""Statistics kept in the browser: a deal played counts, on the page and in its chart."""
+"""Statistics: a deal played counts, on the page and in its chart, in this browser
+and as the server counts it from the game's moves."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ def test_a_finished_deal_is_counted_by_side_profile_and_bot(page: Page, artifact
     page.wait_for_function("() => window.twentynine")
     page.click("[data-testid=btn-stats]")
     expect(page.locator("[data-testid=stats-empty]")).to_be_visible()
+    # no game yet: the server is asked about nothing, and says so
+    expect(page.locator("[data-testid=stats-server][data-state=none]")).to_be_visible()
     page.click("[data-testid=dlg-stats-close]")
 
     start_game(page, profile="pagat", seed=11, seats=SEATS)
@@ -54,6 +57,16 @@ def test_a_finished_deal_is_counted_by_side_profile_and_bot(page: Page, artifact
     bars = dlg.locator("[data-testid=stats-chart]").first.locator(".stats-bar")
     assert bars.count() == 2
     assert {bars.nth(i).get_attribute("data-share") for i in range(2)} == {"100" if won else "0"}
+    # the server's count of the same game says the same
+    server = dlg.locator("[data-testid=stats-server][data-state=ready]")
+    expect(server).to_be_visible()
+    expect(server.locator("[data-testid=server-stats-deals]")).to_contain_text(f"{int(won)} of 1")
+    bidder = f"{int(bidding and made)} of {int(bidding)}"
+    expect(server.locator("[data-testid=server-stats-bidder]")).to_contain_text(bidder)
+    served = server.locator("[data-testid=server-stats-chart]").first.locator(".stats-bar")
+    assert served.count() == 2
     page.screenshot(path=str(artifacts / "stats.png"))
+    # clearing this browser's figures leaves the server's count as it was
     page.click("[data-testid=stats-clear]")
     expect(dlg.locator("[data-testid=stats-empty]")).to_be_visible()
+    expect(server.locator("[data-testid=server-stats-deals]")).to_contain_text(f"{int(won)} of 1")

@@ -40,7 +40,7 @@ from .game import Game, GameError
 from .lobby import Lobby
 from .session import GameSession
 from .setup import GameSetup, SetupError, parse_setup
-from .store import GameStore, StoredSummary, StoreError, UnknownGame
+from .store import GameStore, StoredGame, StoredSummary, StoreError, UnknownGame
 
 log = logging.getLogger("twentynine.server")
 
@@ -138,6 +138,7 @@ class Found:
     match: Match
     record: dict[str, Any]  # the record of the finished deals only
     live: bool  # a session of this server holds it now
+    seats: tuple[int, ...] = ()  # the seats the tokens given control
 
     @property
     def finished_deals(self) -> list[Deal]:
@@ -175,7 +176,8 @@ def locate(
         if not _admits(session.admits, tokens):
             raise Forbidden(ident)
         game = session.game
-        return Found(ident, game.setup, game.match, game.record(), live=True)
+        seats = sorted({s for t in tokens for s in session.seats_for(t) or ()})
+        return Found(ident, game.setup, game.match, game.record(), True, tuple(seats))
     if store is None:
         raise NotFound(ident)
     return from_store(store, ident, tokens, row)
@@ -194,7 +196,7 @@ def from_store(
             if not _admits(row.admits, tokens):
                 raise Forbidden(ident)
             if row.finished and row.record is not None:
-                return _rebuilt(ident, row.setup, row.record, [])
+                return _rebuilt(ident, row.setup, row.record, [], _seats(row, tokens))
         stored = store.load(ident)
     except UnknownGame:
         raise NotFound(ident) from None
@@ -203,11 +205,25 @@ def from_store(
         raise NotFound(ident) from None
     if not _admits(stored.admits, tokens):
         raise Forbidden(ident)
-    return _rebuilt(ident, stored.setup, stored.record if stored.finished else None, stored.log)
+    record = stored.record if stored.finished else None
+    return _rebuilt(ident, stored.setup, record, stored.log, _seats(stored, tokens))
+
+
+def _seats(
+    stored: StoredGame | StoredSummary, tokens: Sequence[str]
+) -> Callable[[GameSetup], tuple[int, ...]]:
+    """The seats ``tokens`` control in a stored game, once its setup says which are human."""
+    return lambda setup: tuple(
+        sorted({s for t in tokens for s in stored.seats_of(t, setup.human_seats)})
+    )
 
 
 def _rebuilt(
-    ident: str, setup_json: dict[str, Any], record: dict[str, Any] | None, entries: list[Any]
+    ident: str,
+    setup_json: dict[str, Any],
+    record: dict[str, Any] | None,
+    entries: list[Any],
+    seats: Callable[[GameSetup], tuple[int, ...]] = lambda _setup: (),
 ) -> Found:
     try:
         setup = parse_setup(setup_json)
@@ -215,12 +231,12 @@ def _rebuilt(
             match, fault = replay_record(record)
             if fault is not None:
                 raise fault
-            return Found(ident, setup, match, record, live=False)
+            return Found(ident, setup, match, record, False, seats(setup))
         game = Game(setup, entries)
     except (SetupError, RecordError, GameError, IllegalAction, ActionError) as e:
         log.error("history: game %s cannot be rebuilt: %s", ident, e)
         raise NotFound(ident) from None
-    return Found(ident, setup, game.match, game.record(), live=False)
+    return Found(ident, setup, game.match, game.record(), False, seats(setup))
 
 
 # ---------------------------------------------------------------------- summaries

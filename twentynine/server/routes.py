@@ -30,6 +30,7 @@ from .outbox import (
 )
 from .protocol import dumps, welcome
 from .session import GameSession
+from .stats import routes as stats_routes
 
 log = logging.getLogger("twentynine.server")
 
@@ -229,6 +230,7 @@ def routes() -> list[BaseRoute]:
         Route("/api/meta", api_meta),
         Route("/api/games/{game}/record", api_record),
         *history_routes(),
+        *stats_routes(),
         *analysis_routes(),
         *hint_routes(),
         Route("/healthz", health),

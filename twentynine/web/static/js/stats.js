@@ -3,8 +3,11 @@
 // by rules profile and by the bots faced, with a small chart (SVG, drawn
 // here). Each finished deal is noted once (by game and deal number), from
 // the side of the first person at the table; a watcher notes nothing.
+// The server counts the same figures from the games' own moves, for the
+// games this browser holds a token of (POST /api/stats, server/stats.py).
 
-import { h, s } from "./dom.js";
+import { h, replace, s } from "./dom.js";
+import { knownGames } from "./history.js";
 import { num, t } from "./i18n.js";
 
 const KEY = "twentynine.stats";
@@ -111,24 +114,84 @@ function figure(testid, label, value) {
   return h("div", { class: "stats-figure", dataset: { testid } }, h("span", { class: "stats-label" }, label), h("b", { class: "stats-value" }, value));
 }
 
-// The page's body: the figures, then by profile and by bot.
-export function statsBody({ botName = (id) => id, profileName, onClear }) {
-  const sm = summary();
-  if (!sm.deals.played && !sm.matches.played) return [h("p", { class: "lead", dataset: { testid: "stats-empty" } }, t("stats.empty"))];
+// The figures of a summary (this browser's or the server's), then by bot and by profile.
+function figures(sm, { botName, profileName, prefix = "" }) {
   const line = (tl) => t("stats.won_of", { won: tl.won, count: tl.played, pct: pct(tl.won, tl.played) });
   const bots = Object.entries(sm.byBot).map(([k, v]) => [sm.names[k] || botName(k), v]);
   const profiles = Object.entries(sm.byProfile).map(([k, v]) => [profileName(k), v]);
+  const chartOf = (rows, aria) => {
+    const svg = chart(rows, aria);
+    svg.dataset.testid = `${prefix}stats-chart`;
+    return svg;
+  };
   return [
     h(
       "div",
       { class: "stats-figures" },
-      figure("stats-deals", t("stats.deals"), line(sm.deals)),
-      figure("stats-matches", t("stats.matches"), line(sm.matches)),
-      figure("stats-bidder", t("stats.as_bidder"), t("stats.made_of", { made: sm.bidder.made, count: sm.bidder.played })),
-      figure("stats-defender", t("stats.as_defender"), t("stats.beaten_of", { beaten: sm.defender.beaten, count: sm.defender.played })),
+      figure(`${prefix}stats-deals`, t("stats.deals"), line(sm.deals)),
+      figure(`${prefix}stats-matches`, t("stats.matches"), line(sm.matches)),
+      figure(`${prefix}stats-bidder`, t("stats.as_bidder"), t("stats.made_of", { made: sm.bidder.made, count: sm.bidder.played })),
+      figure(`${prefix}stats-defender`, t("stats.as_defender"), t("stats.beaten_of", { beaten: sm.defender.beaten, count: sm.defender.played })),
     ),
-    h("section", { class: "rules-section" }, h("h2", {}, t("stats.by_bot")), chart(bots, t("stats.chart_aria"))),
-    h("section", { class: "rules-section" }, h("h2", {}, t("stats.by_profile")), chart(profiles, t("stats.chart_profile_aria"))),
-    h("p", {}, h("button", { type: "button", dataset: { testid: "stats-clear" }, onclick: onClear }, t("stats.clear"))),
+    h("section", { class: "rules-section" }, h("h3", {}, t("stats.by_bot")), chartOf(bots, t("stats.chart_aria"))),
+    h("section", { class: "rules-section" }, h("h3", {}, t("stats.by_profile")), chartOf(profiles, t("stats.chart_profile_aria"))),
   ];
+}
+
+// The page's body: this browser's figures, then the server's (filled in when they come).
+export function statsBody({ botName = (id) => id, profileName, onClear }) {
+  const sm = summary();
+  const names = { botName, profileName };
+  const mine =
+    !sm.deals.played && !sm.matches.played
+      ? [h("p", { class: "lead", dataset: { testid: "stats-empty" } }, t("stats.empty"))]
+      : [...figures(sm, names), h("p", {}, h("button", { type: "button", dataset: { testid: "stats-clear" }, onclick: onClear }, t("stats.clear")))];
+  const server = h(
+    "section",
+    { class: "stats-server", dataset: { testid: "stats-server", state: "loading" }, "aria-live": "polite" },
+    h("h2", {}, t("stats.server_title")),
+    h("p", {}, t("stats.server_loading")),
+  );
+  fillServer(server, names);
+  return [h("section", { class: "stats-browser" }, h("h2", {}, t("stats.browser_title")), ...mine), server];
+}
+
+// The server's count of the games this browser holds a token of.
+export async function serverSummary() {
+  const games = knownGames().map((e) => ({ game: e.id, token: e.token }));
+  if (!games.length) return { games: 0, missing: [] };
+  let res;
+  try {
+    res = await fetch("/api/stats", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ games: games.slice(0, 200) }),
+      cache: "no-store",
+    });
+  } catch {
+    return { offline: true };
+  }
+  let body = null;
+  try {
+    body = await res.json();
+  } catch {
+    body = null;
+  }
+  if (!res.ok || !body || typeof body.games !== "number") return { error: body?.error || String(res.status) };
+  return body;
+}
+
+async function fillServer(section, names) {
+  const answer = await serverSummary();
+  const head = h("h2", {}, t("stats.server_title"));
+  if (answer.offline || answer.error) {
+    section.dataset.state = answer.offline ? "offline" : "error";
+    replace(section, head, h("p", {}, answer.offline ? t("stats.server_offline") : t("stats.server_failed", { text: answer.error })));
+  } else if (!answer.games) {
+    section.dataset.state = "none";
+    replace(section, head, h("p", {}, t("stats.server_none")));
+  } else {
+    section.dataset.state = "ready";
+    replace(section, head, h("p", { class: "lead" }, t("stats.server_lead", { count: answer.games })), ...figures(answer, { ...names, prefix: "server-" }));
+  }
 }
