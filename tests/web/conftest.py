@@ -120,11 +120,27 @@ def browser() -> Iterator[Browser]:
             b.close()
 
 
+# The last pointer events of a page and what they hit, for a test that says where a
+# page stood when a click seemed to do nothing (``driver.WHERE``).
+POINTER_LOG = """(() => {
+  const log = (window.__pointer = []);
+  for (const type of ["pointerdown", "pointerup", "click"])
+    document.addEventListener(type, (e) => {
+      const el = e.target instanceof Element ? e.target : null;
+      const btn = el && el.closest("button");
+      log.push(`${type} ${btn ? btn.dataset.testid || btn.id || "button" : el ? el.tagName : "?"}`
+        + `${btn && !btn.isConnected ? " (gone)" : ""} v${window.twentynine?.game?.v}`);
+      if (log.length > 12) log.shift();
+    }, true);
+})();"""
+
+
 @pytest.fixture
 def page(browser: Browser, server: str) -> Iterator[Page]:
     """A fresh browser context (own storage) at a phone-or-desktop size set by the test."""
     context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
     pg = context.new_page()
+    pg.add_init_script(POINTER_LOG)
     # long enough for a bot's move while the whole suite loads both cores; a hang still fails
     pg.set_default_timeout(30_000)
     errors: list[str] = []

@@ -201,7 +201,8 @@ def wait_still(page: Page, timeout: float = 10_000) -> None:
 WHERE = """() => { const t = window.twentynine, n = t.net(), o = t.obs();
   return { v: n.v, hold: t.game.hold, busy: t.ui.busy, selected: t.ui.selected,
     pending: [...n.pending.values()].map((p) => p.msg.type), ...t.connection(),
-    obs: o && { phase: o.phase, to_act: o.to_act, legal: o.legal.length } }; }"""
+    obs: o && { phase: o.phase, to_act: o.to_act, legal: o.legal.length },
+    pointer: window.__pointer || [] }; }"""
 
 
 def wait_version_after(page: Page, v: int) -> None:

@@ -13,7 +13,15 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .driver import Choices, play_until, simulate, snapshot, start_game, wait_ready
+from .driver import (
+    Choices,
+    click_action,
+    play_until,
+    simulate,
+    snapshot,
+    start_game,
+    wait_ready,
+)
 
 FAST_BOTS = ["tara", "bablu", "pip"]  # novice and random bots: quick to simulate
 
@@ -236,3 +244,85 @@ def test_the_strip_is_reachable_by_keyboard(page: Page) -> None:
     wait_ready(page)
     assert page.get_attribute("#strip", "tabindex") == "0"
     assert snapshot(page)["obs"] is not None
+
+
+HOLD_ACKS = """(ms) => {
+  const net = window.twentynine.net();
+  const receive = net._receive.bind(net);
+  net._receive = (text) => {
+    const msg = JSON.parse(text);
+    if (msg.type === "ack") setTimeout(() => receive(text), ms);
+    else receive(text);
+  };
+}"""
+
+
+MY_TURN_SHOWN = """() => {
+  const tw = window.twentynine, o = tw.obs();
+  return tw.game.hold !== null || (!!o && o.to_act === o.seat && o.legal.length > 0);
+}"""
+
+
+def test_a_decision_on_a_newer_state_goes_out_while_the_last_ack_is_on_its_way(
+    page: Page,
+) -> None:
+    """An act's update can be shown before its ack arrives; the next decision is not lost.
+
+    Every ack is held back 4 s here: each decision must still go out at once.
+    """
+    # quick bots: the player's next turn comes long before the held ack
+    start_game(page, profile="pagat", seed=11, length="match", seats=["pip", "pip", "pip"])
+    page.evaluate(HOLD_ACKS, 4000)
+    policy = Choices(bid="min")
+    acts = 0
+    while acts < 4:
+        # the player's turn as the table shows it, the last act's ack still held back
+        page.wait_for_function(MY_TURN_SHOWN)
+        snap = snapshot(page)
+        v = snap["v"]
+        if snap["hold"] == "trick":
+            page.click("[data-testid=next-trick]")
+        elif snap["hold"] == "deal":
+            break
+        else:
+            click_action(page, policy(snap["obs"]))
+            acts += 1
+        # far sooner than the ack: the move itself went out and came back as a new state
+        page.wait_for_function(f"() => window.twentynine.game.v > {v}", timeout=2500)
+    assert acts == 4
+
+
+SAMPLE_HITS = """async () => {
+  // every frame of the deal's motion: what a tap at the centre of each control would hit
+  const missed = [];
+  const end = performance.now() + 1500;
+  while (performance.now() < end) {
+    await new Promise((r) => requestAnimationFrame(r));
+    for (const btn of document.querySelectorAll("#controls button")) {
+      const r = btn.getBoundingClientRect();
+      if (!r.width) continue;
+      const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+      if (hit && !btn.contains(hit)) {
+        const card = hit.closest("[data-card]");
+        missed.push(`${btn.dataset.testid}: ${card ? card.dataset.card : hit.tagName}`);
+      }
+    }
+  }
+  return missed;
+}"""
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
+def test_a_card_flying_in_never_takes_a_tap_meant_for_a_control(
+    page: Page, width: int, height: int
+) -> None:
+    """The deal's cards fly over the controls: a tap there reaches the control."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(page.base_url + "/")  # type: ignore[attr-defined]
+    page.wait_for_function("() => document.body.dataset.connection === 'online'")
+    missed: list[str] = []
+    for seed in (3, 11, 21):
+        start_game(page, profile="pagat", seed=seed, seats=["pip", "pip", "pip"])
+        page.wait_for_selector("#controls button")
+        missed += page.evaluate(SAMPLE_HITS)
+    assert not missed, sorted(set(missed))

@@ -33,7 +33,9 @@ const ui = {
   handover: null, // the seat the device must be passed to
   selected: null,
   bidValue: null,
-  busy: false,
+  busy: false, // an act is on its way (sent at version busyAt, the sends-th one)
+  busyAt: -1,
+  sends: 0,
   connection: "connecting",
   shownCards: [],
   peek: false, // the result is set aside to look at the last trick
@@ -543,15 +545,20 @@ function scheduleAutoNext() {
 
 const actions = {
   send(action, signal = null) {
-    if (ui.busy) return;
+    // a second click on the same state is the same decision again: ignored; but once a
+    // newer state is shown (the move went through, its ack still on its way) a click is
+    // a new decision and goes out
+    if (ui.busy && ui.busyAt === game.v) return;
+    const sent = (ui.sends += 1);
     ui.busy = true;
+    ui.busyAt = game.v;
     if (hotSeat()) ui.viewer = null; // hide this hand at once; the next player claims the device
     ui.selected = null;
     net
       .request("act", signal && game.setup?.signals ? { action, signal } : { action })
       .catch((err) => toast(errorText(err), "error"))
       .finally(() => {
-        ui.busy = false;
+        if (ui.sends === sent) ui.busy = false;
         render();
       });
     render();

@@ -57,11 +57,22 @@ function readPlate(seat) {
 
 // Start a motion on the element `selector` finds, and keep it so that a
 // render replacing the element does not cut it short.
-function run(kind, selector, keyframes, options) {
+// An element on its way (a card flying in) is not where it is drawn: it lets a
+// pointer through to what lies under it (a tap on a button it passes over
+// reaches the button) until it lands.
+function inFlight(el, anim) {
+  el.classList.add("in-flight");
+  const land = () => el.classList.remove("in-flight");
+  anim.addEventListener("finish", land);
+  anim.addEventListener("cancel", land);
+}
+
+function run(kind, selector, keyframes, options, { flight = false } = {}) {
   const el = document.querySelector(selector);
   if (!el) return null;
   const anim = el.animate(keyframes, { fill: "backwards", ...options });
-  running.set(selector, { anim, keyframes, options });
+  running.set(selector, { anim, keyframes, options, flight });
+  if (flight) inFlight(el, anim);
   anim.addEventListener("finish", () => {
     if (running.get(selector)?.anim === anim) running.delete(selector);
   });
@@ -86,6 +97,7 @@ export function settle() {
     const anim = el.animate(entry.keyframes, { fill: "backwards", ...entry.options });
     anim.currentTime = time;
     entry.anim = anim;
+    if (entry.flight) inFlight(el, anim);
     anim.addEventListener("finish", () => {
       if (running.get(selector)?.anim === anim) running.delete(selector);
     });
@@ -121,6 +133,7 @@ function flush() {
         { translate: "0px 0px", scale: "1" }, // the opacity ends where the page has it (a dimmed card stays dim)
       ],
       { duration: f.duration, delay: f.delay, easing: EASE_OUT },
+      { flight: true },
     );
   }
 }
