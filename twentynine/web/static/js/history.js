@@ -5,6 +5,7 @@
 // the server about those. The history needs the server; without it the page
 // says so and offers to try again.
 
+import { postJson } from "./api.js";
 import { h, replace } from "./dom.js";
 import { formatDate, num, t } from "./i18n.js";
 import { teamName } from "./model.js";
@@ -103,27 +104,9 @@ function resultLine(g, mine) {
 
 // ------------------------------------------------------------------ the page
 
-async function askServer(entries) {
+function askServer(entries) {
   const games = entries.map((e) => ({ game: e.id, token: e.token }));
-  let res;
-  try {
-    res = await fetch("/api/history", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ games }),
-      cache: "no-store",
-    });
-  } catch {
-    return { offline: true };
-  }
-  let body = null;
-  try {
-    body = await res.json();
-  } catch {
-    body = null;
-  }
-  if (!res.ok || !body || !Array.isArray(body.games)) return { error: body?.error || String(res.status) };
-  return body;
+  return postJson("/api/history", { games }, (body) => Array.isArray(body.games));
 }
 
 function header(titleKey, leadKey, onBack) {

@@ -6,6 +6,7 @@
 // The server counts the same figures from the games' own moves, for the
 // games this browser holds a token of (POST /api/stats, server/stats.py).
 
+import { postJson } from "./api.js";
 import { h, replace, s } from "./dom.js";
 import { knownGames } from "./history.js";
 import { num, t } from "./i18n.js";
@@ -157,28 +158,10 @@ export function statsBody({ botName = (id) => id, profileName, onClear }) {
 }
 
 // The server's count of the games this browser holds a token of.
-export async function serverSummary() {
+export function serverSummary() {
   const games = knownGames().map((e) => ({ game: e.id, token: e.token }));
-  if (!games.length) return { games: 0, missing: [] };
-  let res;
-  try {
-    res = await fetch("/api/stats", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ games: games.slice(0, 200) }),
-      cache: "no-store",
-    });
-  } catch {
-    return { offline: true };
-  }
-  let body = null;
-  try {
-    body = await res.json();
-  } catch {
-    body = null;
-  }
-  if (!res.ok || !body || typeof body.games !== "number") return { error: body?.error || String(res.status) };
-  return body;
+  if (!games.length) return Promise.resolve({ games: 0, missing: [] });
+  return postJson("/api/stats", { games: games.slice(0, 200) }, (body) => typeof body.games === "number");
 }
 
 async function fillServer(section, names) {
