@@ -27,9 +27,10 @@ from twentynine.bots.characters import BY_ID
 from twentynine.game.engine import OVER
 from twentynine.server import botpool
 from twentynine.server.analysis import Analyses, analyses_of
+from twentynine.server.config import ServerConfig
 from twentynine.server.game import Game
 from twentynine.server.lobby import Lobby
-from twentynine.server.session import GameSession, ServerConfig
+from twentynine.server.session import GameSession
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import SQLiteStore
 from twentynine.web.app import create_app

@@ -28,8 +28,8 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient, WebSocketTestSession
 
 from twentynine.server import protocol as P
+from twentynine.server.config import ServerConfig
 from twentynine.server.names import BadName, read_name
-from twentynine.server.session import ServerConfig
 from twentynine.server.setup import MAX_NAME
 from twentynine.server.store import SQLiteStore, StoreError
 from twentynine.web.app import create_app

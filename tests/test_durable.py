@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from twentynine.server import protocol as P
+from twentynine.server.config import ServerConfig
 from twentynine.server.durable import VERSION_LEASE, Replies
 from twentynine.server.lobby import Lobby
-from twentynine.server.session import GameSession, ServerConfig
+from twentynine.server.session import GameSession
 from twentynine.server.store import REPLIES_KEPT, SQLiteStore, StoredReply
 
 CONFIG = ServerConfig(bot_delay=0, bot_workers=0, warm_up=False, trick_pause=0.01)

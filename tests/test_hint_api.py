@@ -24,10 +24,11 @@ with warnings.catch_warnings():
 from twentynine.bots.characters import BY_ID
 from twentynine.game.engine import OVER
 from twentynine.server import botpool
+from twentynine.server.config import ServerConfig
 from twentynine.server.game import Game
 from twentynine.server.hint import hints_of
 from twentynine.server.lobby import Lobby
-from twentynine.server.session import GameSession, ServerConfig
+from twentynine.server.session import GameSession
 from twentynine.server.setup import SetupError, parse_setup
 from twentynine.server.store import SQLiteStore, hash_token
 from twentynine.web.app import create_app

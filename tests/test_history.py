@@ -24,10 +24,11 @@ with warnings.catch_warnings():
 from twentynine.bots.characters import BY_ID
 from twentynine.game.engine import OVER, Match
 from twentynine.game.record import replay_text
+from twentynine.server.config import ServerConfig
 from twentynine.server.game import Game
 from twentynine.server.history import MAX_BODY, MAX_GAMES, deal_steps
 from twentynine.server.lobby import Lobby
-from twentynine.server.session import GameSession, ServerConfig
+from twentynine.server.session import GameSession
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import SQLiteStore
 from twentynine.web.app import create_app

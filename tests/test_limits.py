@@ -27,9 +27,9 @@ with warnings.catch_warnings():
 
 from twentynine.server import limits as L
 from twentynine.server import protocol as P
+from twentynine.server.config import ServerConfig
 from twentynine.server.limits import CLOSE, OK, REFUSE, Bucket, Guard, Limits
 from twentynine.server.outbox import LIMITED
-from twentynine.server.session import ServerConfig
 from twentynine.web.app import create_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -25,9 +25,9 @@ from twentynine.offline.checks import probe, selfplay
 from twentynine.offline.host import LocalHost, local_config
 from twentynine.offline.store import BrowserStore
 from twentynine.server.botpool import INLINE, BotPool
+from twentynine.server.config import ServerConfig
 from twentynine.server.game import Game
 from twentynine.server.pair import could_open, masked
-from twentynine.server.session import ServerConfig
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import Change, StoredReply, StoreError, UnknownGame, hash_token
 from twentynine.web.app import create_app, pyodide_version

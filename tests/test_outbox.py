@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from twentynine.server import protocol as P
+from twentynine.server.config import ServerConfig
 from twentynine.server.lobby import Lobby
 from twentynine.server.outbox import CLOSE_SECONDS, SLOW, Outbox, OutboxLimits, encode
-from twentynine.server.session import ServerConfig
 
 Msg = dict[str, Any]
 

@@ -31,11 +31,12 @@ from test_timers import run, wait_for
 
 from twentynine.game.actions import Action
 from twentynine.server.botpool import decide
+from twentynine.server.config import ServerConfig
 from twentynine.server.game import Game
 from twentynine.server.lobby import Lobby
 from twentynine.server.pair import could_open, masked
 from twentynine.server.room import Room
-from twentynine.server.session import DEAL, TRICK, GameSession, ServerConfig
+from twentynine.server.session import DEAL, TRICK, GameSession
 from twentynine.server.setup import GameSetup, parse_setup
 
 DEALS = 40

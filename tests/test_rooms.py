@@ -25,8 +25,9 @@ with warnings.catch_warnings():
 
 from loops import run_async
 
+from twentynine.server.config import ServerConfig
 from twentynine.server.room import CODE_ALPHABET, CODE_LENGTH, Room, normal_code
-from twentynine.server.session import GameSession, ServerConfig
+from twentynine.server.session import GameSession
 from twentynine.server.store import SQLiteStore
 from twentynine.services.protocols.hosts import AllowList
 from twentynine.web.app import create_app

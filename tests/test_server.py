@@ -27,8 +27,8 @@ from twentynine.bots.characters import BY_ID
 from twentynine.game.actions import Action
 from twentynine.game.record import replay_record
 from twentynine.server import protocol as P
+from twentynine.server.config import ServerConfig
 from twentynine.server.game import Game, GameError
-from twentynine.server.session import ServerConfig
 from twentynine.server.setup import SetupError, parse_setup
 from twentynine.web.app import create_app
 

@@ -8,6 +8,7 @@ import os
 import random
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from twentynine.solver import (
     Value,
     _representative,
     can_reach,
+    default_solver,
     exact,
     moves_can_reach,
     moves_exact,
@@ -260,6 +262,36 @@ def test_module_functions_use_a_shared_solver() -> None:
     assert outcome(pos, goal) == brute_value(pos, goal).outcome
     assert moves_exact(pos, goal) == brute_move_values(pos, goal)
     assert set(moves_can_reach(pos, goal)) == set(pos.legal_moves())
+
+
+def test_each_thread_solves_with_its_own_solver() -> None:
+    """Two threads never share a solver's tables: each gets its own, and solving at the
+    same time gives what solving alone does (a shared solver tore its tables, and the
+    compiled search then wrote past them)."""
+    from twentynine.bots.solving import solver
+
+    rng = random.Random(11)
+    cases = [played_position(rng, rng.randint(3, 6), rng.randint(0, 3)) for _ in range(24)]
+    alone = [exact(pos, goal) for pos, goal in cases]
+    mine = solver()
+    assert solver() is mine and default_solver() is default_solver()
+    got: dict[int, list[object]] = {}
+    theirs: dict[int, object] = {}
+
+    def work(k: int) -> None:
+        theirs[k] = solver()
+        got[k] = [
+            (exact(pos, goal), solver().exact(pos, goal)) for _ in range(3) for pos, goal in cases
+        ]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(s) for s in theirs.values()} | {id(mine)}) == 4
+    for k in range(3):
+        assert got[k] == [(v, v) for _ in range(3) for v in alone]
 
 
 # -- rules, one at a time ---------------------------------------------------------------

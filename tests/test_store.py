@@ -34,9 +34,10 @@ from helpers import played
 
 from twentynine.bots.characters import BY_ID
 from twentynine.game.engine import IllegalAction
+from twentynine.server.config import ServerConfig
 from twentynine.server.game import Game, GameError
 from twentynine.server.lobby import Lobby
-from twentynine.server.session import GameSession, ServerConfig
+from twentynine.server.session import GameSession
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import (
     REPLIES_KEPT,

@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 from test_durable import Conn, answer_to, say
 
+from twentynine.server.config import ServerConfig
 from twentynine.server.lobby import Lobby
-from twentynine.server.session import TRICK, GameSession, ServerConfig
+from twentynine.server.session import TRICK, GameSession
 from twentynine.server.store import SQLiteStore
 from twentynine.server.timers import Clocks, restored, shape, to_json
 

@@ -37,8 +37,9 @@ with warnings.catch_warnings():
 from helpers import bot_serve, loopback_port
 from test_bhoos_live import broken_app, run_server
 
+from twentynine.server.config import ServerConfig
 from twentynine.server.forfeit import FIELDS, REASON_CHARS
-from twentynine.server.session import GameSession, ServerConfig
+from twentynine.server.session import GameSession
 from twentynine.server.store import SQLiteStore
 from twentynine.services.protocols.bhoos.server import BotService
 from twentynine.services.protocols.hosts import NOWHERE, AllowList

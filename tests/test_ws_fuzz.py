@@ -37,8 +37,9 @@ with warnings.catch_warnings():
 from twentynine.benchmarks import fuzz
 from twentynine.game.actions import KINDS, Action, ActionError
 from twentynine.server import protocol as P
+from twentynine.server.config import ServerConfig
 from twentynine.server.limits import Limits
-from twentynine.server.session import GameSession, ServerConfig
+from twentynine.server.session import GameSession
 from twentynine.web.app import create_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -31,9 +31,9 @@ from typing import Any
 
 from ..game.actions import KINDS, Action, ActionError
 from ..server import protocol as P
+from ..server.config import PACES
 from ..server.names import BadName, read_name
 from ..server.room import RoomError, read_room_setup
-from ..server.session import PACES
 from ..server.setup import SetupError, parse_setup
 
 PLAYER, VISITOR, STRANGER = "player", "visitor", "stranger"

@@ -6,30 +6,43 @@ solve sampled deals; they share this module instead of reaching into each other.
 
 from __future__ import annotations
 
+import threading
+
 from ..game.engine import lowered_target, raised_target
 from ..game.observation import Observation
 from ..solver import Goal, Position, Solver
 from .sampling import World
 
-_solver: Solver | None = None
+_chosen: Solver | None = None  # one solver for every thread, chosen by ``use_solver``
+_mine = threading.local()  # else each thread's own
 
 
 def use_solver(chosen: Solver | None) -> Solver | None:
-    """Make ``chosen`` the bots' solver (None: a default one on next use); returns the old one.
+    """Make ``chosen`` the bots' solver in every thread (None: each thread's own again);
+    returns the one chosen before.
 
     For checks that need the same decisions on every machine (the pure kernel).
     """
-    global _solver
-    old, _solver = _solver, chosen
+    global _chosen
+    old, _chosen = _chosen, chosen
     return old
 
 
 def solver() -> Solver:
-    """One solver per process (the bots of a process take turns)."""
-    global _solver
-    if _solver is None:
-        _solver = Solver()
-    return _solver
+    """The calling thread's solver, made on its first use there.
+
+    A solver's transposition table and stack are its own: two threads
+    searching with one solver at once (a bot's turn beside a hint, or two
+    analyses) would tear them, and the compiled search, which runs without
+    the GIL and checks no bounds, would then write past them. So each thread
+    has one, and the bots of a thread take turns with it.
+    """
+    if _chosen is not None:
+        return _chosen
+    found: Solver | None = getattr(_mine, "solver", None)
+    if found is None:
+        found = _mine.solver = Solver()
+    return found
 
 
 def goal_of(obs: Observation) -> Goal:

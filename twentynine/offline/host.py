@@ -19,10 +19,11 @@ from typing import Any
 
 from ..server import protocol as P
 from ..server.botpool import INLINE
+from ..server.config import ServerConfig
 from ..server.lobby import Lobby
 from ..server.outbox import Outbox
 from ..server.protocol import welcome
-from ..server.session import GameSession, ServerConfig
+from ..server.session import GameSession
 from ..server.store import GameStore
 
 log = logging.getLogger("twentynine.offline")

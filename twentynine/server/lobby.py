@@ -22,13 +22,14 @@ from ..game.actions import Action, ActionError
 from ..game.engine import IllegalAction
 from . import protocol as P
 from .botpool import BotPool
+from .config import PACES, ServerConfig
 from .durable import Replies
 from .forfeit import stored_forfeit
 from .game import SIGNAL, Game, GameError, is_marker
 from .limits import Guard
 from .outbox import Connection, deliver
 from .room import Room, RoomError, TableRules, clean_name, make_room, normal_code
-from .session import DEAL, PACES, TRICK, GameSession, Seating, ServerConfig
+from .session import DEAL, TRICK, GameSession, Seating
 from .setup import SEAT_NAMES, GameSetup, SetupError, parse_setup, refused_url
 from .store import GameStore, StoreError, UnknownGame, hash_token, open_store
 

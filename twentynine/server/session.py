@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import secrets
 import time
 from collections.abc import Iterable, Mapping
@@ -30,15 +29,13 @@ from typing import Any
 from ..game.actions import PAIR, PLAY, REVEAL, Action
 from ..game.engine import IllegalAction
 from ..services.protocols.fault import BotFault
-from ..services.protocols.hosts import ENV as BOT_HOSTS_ENV
-from ..services.protocols.hosts import NOWHERE, AllowList
 from . import protocol as P
 from . import timers
 from .botpool import BotPool
+from .config import ServerConfig
 from .durable import Keeping, Replies
 from .forfeit import public_fault
 from .game import SIGNAL, Game, GameError, parse_action
-from .limits import Limits
 from .outbox import Connection, deliver
 from .pair import PairPause, PairTable
 from .room import STANDIN, TableRules
@@ -49,52 +46,6 @@ from .timers import TableClocks
 log = logging.getLogger("twentynine.server")
 
 TRICK, DEAL = P.TRICK, P.DEAL
-PACES = {"slow": 1.8, "normal": 1.0, "fast": 0.4}
-
-
-def _env_int(name: str, default: int) -> int:
-    try:
-        return int(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
-@dataclass
-class ServerConfig:
-    """Settings of a server; ``from_env`` reads the ``TWENTYNINE_*`` variables."""
-
-    bot_delay: float = 0.6  # seconds a bot takes at least, so people can follow
-    bot_workers: int = 2  # worker processes; 0 runs bots on one thread
-    max_games: int = 200
-    max_rooms: int = 500
-    idle_seconds: float = 6 * 3600
-    warm_up: bool = True
-    db: str | None = None  # where games are kept (path or URL); None: in memory only
-    trick_pause: float = 1.5  # seconds a finished trick stays on a room's table
-    # seconds a room waits after a trick that could open a pair window (``pair``)
-    pair_pause: float = 4.0
-    # where contest bots seated by URL may be called (nowhere: no such seats)
-    bot_hosts: AllowList = NOWHERE
-    limits: Limits = field(default_factory=Limits)  # per connection and address (``limits``)
-
-    @classmethod
-    def from_env(cls) -> ServerConfig:
-        cpus = os.cpu_count() or 1
-        return cls(
-            bot_delay=max(0, _env_int("TWENTYNINE_BOT_DELAY_MS", 600)) / 1000,
-            bot_workers=max(0, _env_int("TWENTYNINE_BOT_WORKERS", min(2, cpus))),
-            max_games=max(1, _env_int("TWENTYNINE_MAX_GAMES", 200)),
-            db=os.environ.get("TWENTYNINE_DB") or None,
-            trick_pause=max(0, _env_int("TWENTYNINE_TRICK_PAUSE_MS", 1500)) / 1000,
-            pair_pause=max(0, _env_int("TWENTYNINE_PAIR_PAUSE_MS", 4000)) / 1000,
-            bot_hosts=AllowList.parse(os.environ.get(BOT_HOSTS_ENV)),  # ValueError if malformed
-            limits=Limits.from_env(),
-        )
-
-    @property
-    def url_bots(self) -> bool:
-        """Whether this server seats contest bots by URL at all."""
-        return bool(self.bot_hosts)
 
 
 @dataclass(eq=False)
@@ -747,4 +698,4 @@ def _read_action(msg: P.Message) -> Action:
         raise P.ProtocolError(P.BAD_ACTION, str(e), msg.id) from None
 
 
-__all__ = ["PACES", "Connection", "GameSession", "Seating", "ServerConfig"]
+__all__ = ["Connection", "GameSession", "Seating"]

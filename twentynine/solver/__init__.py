@@ -24,6 +24,7 @@ environment variable ``TWENTYNINE_NO_NUMBA=1`` makes ``auto`` pure.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -375,15 +376,18 @@ def _representative(pos: Position, move: Move) -> Move:
     return Move(c, move.reveal)
 
 
-_default: Solver | None = None
+_default = threading.local()
 
 
 def default_solver() -> Solver:
-    """The shared solver behind the module functions, made on first use."""
-    global _default
-    if _default is None:
-        _default = Solver()
-    return _default
+    """The solver behind the module functions: the calling thread's, made on first use.
+
+    One per thread: a solver's tables may not be searched by two threads at once.
+    """
+    found: Solver | None = getattr(_default, "solver", None)
+    if found is None:
+        found = _default.solver = Solver()
+    return found
 
 
 def can_reach(pos: Position, goal: Goal) -> bool:

@@ -33,10 +33,10 @@ from starlette.types import Scope
 
 from ..offline.bundle import Bundle
 from ..offline.bundle import build as build_bundle
+from ..server.config import ServerConfig
 from ..server.limits import GUARD_STATE
 from ..server.lobby import Lobby
 from ..server.routes import routes as server_routes
-from ..server.session import ServerConfig
 from ..server.store import GameStore, StoreError, default_path
 
 STATIC = Path(__file__).parent / "static"
