@@ -129,9 +129,9 @@ async def _attack_counts(
 # ------------------------------------------------------------------ the attackers
 
 
-async def open_raw(url: str, port: int, source: str, rcvbuf: int | None = None) -> Any:
-    """A websocket from ``source``; with ``rcvbuf``, a tiny receive buffer, and a client
-    that stops reading after two messages (it never asks for one)."""
+async def connected_from(port: int, source: str, rcvbuf: int | None) -> socket.socket:
+    """A TCP socket from the address ``source`` to the server's ``port``, connected;
+    with ``rcvbuf``, a receive buffer of that many bytes."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         if rcvbuf is not None:
@@ -143,6 +143,13 @@ async def open_raw(url: str, port: int, source: str, rcvbuf: int | None = None) 
     except OSError:
         sock.close()
         raise
+    return sock
+
+
+async def open_raw(url: str, port: int, source: str, rcvbuf: int | None = None) -> Any:
+    """A websocket from ``source``; with ``rcvbuf``, a tiny receive buffer, and a client
+    that stops reading after two messages (it never asks for one)."""
+    sock = await connected_from(port, source, rcvbuf)
     return await ws_connect(
         url,
         sock=sock,
@@ -165,16 +172,7 @@ class SilentSocket:
 
     @classmethod
     async def open(cls, port: int, source: str) -> SilentSocket:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL_BUFFER)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
-            sock.bind((source, 0))
-            sock.setblocking(False)
-            await asyncio.get_running_loop().sock_connect(sock, (HOST, port))
-        except OSError:
-            sock.close()
-            raise
+        sock = await connected_from(port, source, SMALL_BUFFER)
         reader, writer = await asyncio.open_connection(sock=sock)
         key = base64.b64encode(os.urandom(16)).decode()
         writer.write(
