@@ -21,22 +21,17 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from twentynine.bots.characters import BY_ID
+from apis import QUICK, drive, lobby_of, new_session
+
 from twentynine.game.engine import OVER, Match
 from twentynine.game.record import replay_text
-from twentynine.server.config import ServerConfig
 from twentynine.server.game import Game
 from twentynine.server.history import MAX_BODY, MAX_GAMES, deal_steps
-from twentynine.server.lobby import Lobby
 from twentynine.server.session import GameSession
-from twentynine.server.setup import parse_setup
 from twentynine.server.store import SQLiteStore
 from twentynine.web.app import create_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-QUICK = ServerConfig(bot_delay=0, bot_workers=0, warm_up=False)
-QUICK_BOTS = [{"bot": "tara"}, {"bot": "bablu"}, {"bot": "pip"}]
 
 
 @pytest.fixture
@@ -48,35 +43,8 @@ def store() -> Iterator[SQLiteStore]:
 
 @pytest.fixture
 def client(store: SQLiteStore) -> Iterator[TestClient]:
-    app = create_app(QUICK, store)
-    with TestClient(app) as c:
+    with TestClient(create_app(QUICK, store)) as c:
         yield c
-
-
-def lobby_of(client: TestClient) -> Lobby:
-    lobby: Lobby = client.app.state.lobby  # type: ignore[attr-defined]
-    return lobby
-
-
-def new_session(client: TestClient, **setup: Any) -> GameSession:
-    setup.setdefault("seats", [{"human": True}, *QUICK_BOTS])
-    return lobby_of(client).create(parse_setup(setup))
-
-
-def drive(session: GameSession, until: Callable[[Game], bool], limit: int = 3000) -> None:
-    """Play every seat with a random bot (next deals included) until ``until(game)``."""
-    bot = BY_ID["pip"]
-    for _ in range(limit):
-        game = session.game
-        if until(game):
-            return
-        if game.deal_over:
-            game.next_deal()
-        else:
-            seat = game.to_act
-            game.apply(bot.make(seat).act(game.observation(seat)))
-        session._save()
-    raise AssertionError("the game did not get there")
 
 
 def deals_over(n: int) -> Callable[[Game], bool]:

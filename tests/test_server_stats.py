@@ -21,21 +21,17 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from apis import QUICK, drive, lobby_of, new_session
+
 from twentynine.bots.characters import BY_ID
 from twentynine.game.engine import OVER
 from twentynine.game.record import replay_text
-from twentynine.server.config import ServerConfig
 from twentynine.server.game import Game
-from twentynine.server.lobby import Lobby
-from twentynine.server.session import GameSession
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import SQLiteStore, hash_token
 from twentynine.web.app import create_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-QUICK = ServerConfig(bot_delay=0, bot_workers=0, warm_up=False)
-BOTS = [{"bot": "tara"}, {"bot": "bablu"}, {"bot": "pip"}]
 
 
 @pytest.fixture
@@ -49,31 +45,6 @@ def store() -> Iterator[SQLiteStore]:
 def client(store: SQLiteStore) -> Iterator[TestClient]:
     with TestClient(create_app(QUICK, store)) as c:
         yield c
-
-
-def lobby_of(client: TestClient) -> Lobby:
-    lobby: Lobby = client.app.state.lobby  # type: ignore[attr-defined]
-    return lobby
-
-
-def new_session(client: TestClient, seats: list[dict[str, Any]], **setup: Any) -> GameSession:
-    return lobby_of(client).create(parse_setup({**setup, "seats": seats}))
-
-
-def drive(session: GameSession, until: Callable[[Game], bool], limit: int = 4000) -> None:
-    """Every seat played by a random bot (next deals included) until ``until(game)``."""
-    bot = BY_ID["pip"]
-    for _ in range(limit):
-        game = session.game
-        if until(game):
-            return
-        if game.deal_over:
-            game.next_deal()
-        else:
-            seat = game.to_act
-            game.apply(bot.make(seat).act(game.observation(seat)))
-        session._save()
-    raise AssertionError("the game did not get there")
 
 
 def finished(n: int) -> Callable[[Game], bool]:
@@ -122,14 +93,10 @@ def figures(answer: dict[str, Any]) -> dict[str, int]:
 def test_the_figures_are_the_verdicts_of_the_games_records(
     client: TestClient, store: SQLiteStore
 ) -> None:
-    match = new_session(
-        client, [{"human": True}, *BOTS], profile="pagat", seed=3, length="match", target=2
-    )
-    drive(match, lambda g: g.match_over)
-    single = new_session(
-        client, [{"human": True}, *BOTS], profile="modern", seed=4, length="single"
-    )
-    drive(single, finished(1))
+    match = new_session(client, profile="pagat", seed=3, length="match", target=2)
+    drive(match, lambda g: g.match_over, limit=4000)
+    single = new_session(client, profile="modern", seed=4, length="single")
+    drive(single, finished(1), limit=4000)
     answer = stats(client, (match.ident, match.token), (single.ident, single.token))
     want = expected([(match.game.record(), 0), (single.game.record(), 0)])
     assert want["played"] > 0
@@ -156,14 +123,14 @@ def test_the_figures_are_the_verdicts_of_the_games_records(
 def test_a_deal_in_play_counts_nothing_and_wrong_tokens_count_nothing(
     client: TestClient,
 ) -> None:
-    game = new_session(
-        client, [{"human": True}, *BOTS], profile="pagat", seed=5, length="match", target=20
+    game = new_session(client, profile="pagat", seed=5, length="match", target=20)
+    drive(
+        game, lambda g: g.match.deal.phase == "play" and len(g.match.deal.tricks) >= 3, limit=4000
     )
-    drive(game, lambda g: g.match.deal.phase == "play" and len(g.match.deal.tricks) >= 3)
     answer = stats(client, (game.ident, game.token))
     assert answer["games"] == 1 and answer["deals"] == {"played": 0, "won": 0}
     assert answer["matches"] == {"played": 0, "won": 0}
-    drive(game, finished(1))
+    drive(game, finished(1), limit=4000)
     one = stats(client, (game.ident, game.token))
     assert figures(one) == expected([(game.game.record(), 0)])
     # a wrong token, an unknown game: missing, nothing counted; the same game twice: once
@@ -182,7 +149,7 @@ def test_a_room_seat_is_counted_from_its_own_side(client: TestClient) -> None:
     )
     hashes = tuple(hash_token(t) if t else "" for t in tokens)
     session = lobby_of(client).create(setup, token_hashes=hashes)
-    drive(session, lambda g: g.match_over)
+    drive(session, lambda g: g.match_over, limit=4000)
     record = session.game.record()
     winner = session.game.match.winner
     for seat in (0, 1):
