@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from twentynine.bots import LEVELS, make_bot
+from twentynine.bots import BASELINES, LEVELS, make_bot
 from twentynine.bots.heuristic import certain_single_hand
 from twentynine.game.actions import Action
 from twentynine.game.cards import SUIT_MASK, cards_of, parse_card, parse_cards
@@ -176,13 +176,14 @@ def test_casual_feeds_points_to_a_partner_who_wins_the_trick():
 
 
 def test_levels_are_registered():
-    assert set(LEVELS) == {"random", "novice", "casual", "strong", "expert"}
+    assert set(LEVELS) == {"random", "novice", "casual", "strong", "expert", "expert-v1"}
+    assert set(BASELINES) <= set(LEVELS)
 
 
 def test_characters_name_every_level_and_build_bots():
     from twentynine.bots.characters import CHARACTERS, character
 
-    assert {c.level for c in CHARACTERS} == set(LEVELS)
+    assert {c.level for c in CHARACTERS} == set(LEVELS) - set(BASELINES)
     assert len({c.id for c in CHARACTERS}) == len(CHARACTERS)
     for c in CHARACTERS:
         assert c.name and c.blurb

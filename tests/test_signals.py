@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from twentynine.bots import make_bot
+from twentynine.bots.expert import ExpertBot
 from twentynine.bots.knowledge import analyse
-from twentynine.bots.search import ExpertBot
 from twentynine.bots.signals import (
     DROP,
     SLAM,

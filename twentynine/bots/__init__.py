@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .base import Bot, RandomBot, Style
+from .expert import ExpertBot
+from .expert_v1 import ExpertV1Bot
 from .heuristic import CasualBot, NoviceBot
-from .search import ExpertBot, StrongBot
+from .search import StrongBot
 
 LEVELS: dict[str, Callable[..., Bot]] = {
     "random": RandomBot,
@@ -18,7 +20,10 @@ LEVELS: dict[str, Callable[..., Bot]] = {
     "casual": CasualBot,
     "strong": StrongBot,
     "expert": ExpertBot,
+    "expert-v1": ExpertV1Bot,
 }
+# Levels kept only as frozen baselines for measurements: no character plays them.
+BASELINES = ("expert-v1",)
 
 
 def make_bot(
@@ -30,10 +35,12 @@ def make_bot(
 
 
 __all__ = [
+    "BASELINES",
     "LEVELS",
     "Bot",
     "CasualBot",
     "ExpertBot",
+    "ExpertV1Bot",
     "NoviceBot",
     "RandomBot",
     "StrongBot",

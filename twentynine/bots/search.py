@@ -3,10 +3,8 @@ exactly, and play what works in most of them.
 
 ``strong`` samples uniformly among deals consistent with what the seat has
 seen (cards played, suits shown out, hand sizes) and guesses a hidden trump
-from the bidder's likely holding. ``expert`` also weighs each sampled deal
-by how well it explains the auction and the discards, samples the hidden
-trump from that same reasoning, adapts the number of samples to its time
-and stops early once one move is clearly best.
+from the bidder's likely holding. The experts build on it (``expert_v1``,
+``expert``).
 
 The solver values a move by the contract's outcome (made, cancelled,
 failed), which is what scores game points. When several moves are equal
@@ -30,7 +28,6 @@ from .bidding import BiddingModel, default_model
 from .heuristic import CasualBot, kinds
 from .knowledge import Knowledge, analyse
 from .sampling import Impossible, World, deal_world
-from .signals import consistent_drops, drops
 from .solving import goal_of, position_of, solver
 
 # Solver speed used to turn a time budget into a node budget (measured on a
@@ -170,140 +167,6 @@ class StrongBot(Bot):
         if preferred in top:
             return preferred
         return sorted(top, key=lambda a: (a.kind != PLAY, POINTS[a.value or 0], a.value or 0))[0]
-
-
-class ExpertBot(StrongBot):
-    """Strong play plus inference from the auction and discards, and adaptive sampling."""
-
-    level = "expert"
-    default_budget = 0.45
-    min_worlds = 6
-    max_worlds = 160
-    weighted = True
-
-    temperature = 1.5  # how firmly a bidder is assumed to pick its best suit
-
-    def knowledge(self, obs: Observation, rng: random.Random) -> Knowledge:
-        """What the cards say, plus the others' drop signals where the cards agree."""
-        know = analyse(obs)
-        found = drops(obs)
-        if found:
-            plain = know.voids
-            know.voids = consistent_drops(know, found)
-            if know.voids != plain:
-                try:
-                    deal_world(know, random.Random(rng.random()), know.trump)
-                except Impossible:
-                    know.voids = plain
-        return know
-
-    def sample(self, obs: Observation, know: Knowledge, rng: random.Random) -> World:
-        """A world with guessed first batches, so the auction can be weighed."""
-        assert obs.seat is not None and obs.bidder is not None
-        hands = deal_world(know, rng, know.trump)
-        first = [0, 0, 0, 0]
-        for seat in range(4):
-            if seat == obs.seat:
-                continue
-            cards = [c for c in range(32) if (hands[seat] | know.played_by[seat]) >> c & 1]
-            first[seat] = sum(1 << c for c in rng.sample(cards, min(4, len(cards))))
-        trump = know.trump
-        if trump is None:
-            bidder = obs.bidder
-            if obs.seventh:
-                whole = hands[bidder] | know.played_by[bidder]
-                second = [c for c in range(32) if (whole & ~first[bidder]) >> c & 1]
-                trump = rng.choice(second) >> 3
-            else:
-                trump = rng.choices(range(4), self.trump_odds(obs, first[bidder]))[0]
-        return World(hands, trump, (first[0], first[1], first[2], first[3]))
-
-    def trump_odds(self, obs: Observation, first_batch: int) -> list[float]:
-        assert obs.bidder is not None
-        values = self.model.suit_values(first_batch, _position(obs, obs.bidder))
-        top = max(values)
-        return [math.exp((v - top) / self.temperature) for v in values]
-
-    def weight(self, obs: Observation, know: Knowledge, world: World) -> float:
-        """How well this world explains the auction, the trump choice and the discards."""
-        assert obs.seat is not None and obs.bidder is not None
-        if world.first is None:
-            return 1.0
-        w = 1.0
-        for seat, call in _auction_by_seat(obs).items():
-            if seat != obs.seat:
-                pos = _position(obs, seat)
-                w *= self.model.auction_likelihood(world.first[seat], call, obs.rules, pos)
-        if know.trump is not None and obs.bidder != obs.seat and not obs.seventh:
-            assert world.trump is not None
-            odds = self.trump_odds(obs, world.first[obs.bidder])
-            w *= odds[world.trump] / sum(odds)
-        if world.trump is not None:
-            w *= _discard_likelihood(obs, know, world)
-        return w
-
-    def clearly_decided(self, totals: dict[Action, float], weight_sum: float, worlds: int) -> bool:
-        """Stop once the leader cannot be caught by the worlds still to come."""
-        if worlds < self.min_worlds or len(totals) < 2 or weight_sum <= 0:
-            return False
-        ranked = sorted(totals.values(), reverse=True)
-        mean_w = weight_sum / worlds
-        remaining = (self.max_worlds - worlds) * mean_w
-        if ranked[0] - ranked[1] > 2 * remaining:
-            return True
-        # A lead of more than three standard errors after a fair number of worlds.
-        gap = (ranked[0] - ranked[1]) / weight_sum
-        return worlds >= 24 and gap > 3.0 / math.sqrt(worlds)
-
-
-def _auction_by_seat(obs: Observation) -> dict[int, tuple[int, int]]:
-    """Per seat: (highest bid it made or 0, the standing bid when it last passed)."""
-    highest: dict[int, int] = {}
-    passed_at: dict[int, int] = {}
-    standing = 0
-    for seat, bid in obs.auction:
-        if bid:
-            highest[seat] = max(highest.get(seat, 0), bid)
-            standing = bid
-        else:
-            passed_at[seat] = standing
-            highest.setdefault(seat, 0)
-    return {s: (highest[s], passed_at.get(s, -1)) for s in highest}
-
-
-def _position(obs: Observation, seat: int) -> int:
-    """Steps from the first leader of the deal to ``seat`` in the order of play."""
-    s, steps = obs.rules.next_seat(obs.dealer), 0
-    while s != seat:
-        s = obs.rules.next_seat(s)
-        steps += 1
-    return steps
-
-
-def _discard_likelihood(obs: Observation, know: Knowledge, world: World) -> float:
-    """A player who threw points to the opponents while trumps were live, instead of
-    trumping, probably had no trump then."""
-    assert world.trump is not None
-    w = 1.0
-    if obs.revealed_in_trick is None:
-        return w
-    trumps = SUIT_MASK[world.trump]
-    for n, (_leader, cards, seats, winner, _pts) in enumerate(obs.tricks, start=1):
-        if n < obs.revealed_in_trick:
-            continue
-        led = cards[0] >> 3
-        for seat, card in zip(seats, cards, strict=True):
-            if seat == obs.seat or card >> 3 == led or card >> 3 == world.trump:
-                continue
-            if POINTS[card] >= 2 and (winner & 1) != (seat & 1):
-                # Trumps it held then: those it still holds or played in a later trick.
-                later = 0
-                for _l, cs, ss, _w, _p in obs.tricks[n:]:
-                    later |= sum(1 << c for s, c in zip(ss, cs, strict=True) if s == seat)
-                later |= sum(1 << c for s, c in obs.trick if s == seat)
-                if (world.hands[seat] | later) & trumps:
-                    w *= 0.3
-    return w
 
 
 LevelFactory = Callable[..., Bot]

@@ -25,8 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...bots.base import fingerprint
+from ...bots.expert import ExpertBot
 from ...bots.sampling import Impossible, World
-from ...bots.search import ExpertBot, goal_of, position_of
+from ...bots.search import goal_of, position_of
 from ...bots.search import solver as shared_solver
 from ...game.actions import (
     DOUBLE,
