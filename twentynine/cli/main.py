@@ -131,6 +131,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
 
+    from .duplicate import add_match_arguments
+
     a = add("arena", "Play duplicate deals between two bots and report who is stronger.")
     a.add_argument(
         "a",
@@ -138,23 +140,9 @@ def _parser() -> argparse.ArgumentParser:
         "contest-protocol bot (needs --profile bhoos)",
     )
     a.add_argument("b", help="bot B")
-    a.add_argument("--deals", type=int, default=200, help="duplicate deals (each played twice)")
-    a.add_argument("--profile", default="pagat", help="rule profile (default pagat)")
-    a.add_argument(
-        "--set",
-        dest="options",
-        action="append",
-        default=[],
-        metavar="K=V",
-        help="override an option (repeatable)",
-    )
-    a.add_argument("--seed", type=int, default=1, help="seed of the deals")
-    a.add_argument(
-        "--jobs", type=int, default=1, help="worker processes (default 1; 0 = all cores)"
-    )
+    add_match_arguments(a, 200, "duplicate deals (each played twice)")
     a.add_argument("--out", help="folder for summary.json and every game record")
     a.add_argument("--plot", help="PNG file for the running difference (needs matplotlib)")
-    a.add_argument("--quiet", action="store_true", help="no progress bar")
     a.add_argument(
         "--cluster",
         metavar="ADDRESS",
@@ -382,28 +370,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_arena(args: argparse.Namespace) -> int:
     import contextlib
-    import os
     from pathlib import Path
 
     from rich.progress import Progress
 
     from ..bots import LEVELS
-    from ..services.arena import format_summary, is_url, plot, run_boards, summarise, write_outputs
+    from ..services.arena import format_summary, plot, run_boards, summarise, write_outputs
+    from .duplicate import match_rules, worker_count
 
-    for spec in (args.a, args.b):
-        if spec not in LEVELS and not is_url(spec):
-            raise RulesError(
-                f"unknown bot {spec!r}; levels are: {', '.join(LEVELS)}, or a bot's http:// URL"
-            )
-    if args.deals < 1:
-        raise RulesError("--deals must be at least 1")
-    rules = resolve(args.profile, parse_assignments(args.options))
-    for spec in (args.a, args.b):
-        if is_url(spec):
-            from ..services.protocols.bhoos.adapter import check_seat
+    def known(spec: str) -> str | None:
+        if spec in LEVELS:
+            return None
+        return f"unknown bot {spec!r}; levels are: {', '.join(LEVELS)}, or a bot's http:// URL"
 
-            check_seat(spec, rules)
-    jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    rules = match_rules(args, (args.a, args.b), known)
+    jobs = worker_count(args.jobs)
     boards = []
     with contextlib.ExitStack() as stack:
         if args.cluster:
