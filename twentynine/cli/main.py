@@ -150,6 +150,12 @@ def _parser() -> argparse.ArgumentParser:
         "for N worker processes here (needs the research extra); same results as --jobs",
     )
 
+    from . import ladder
+
+    la = add("ladder", "Rate bots and characters by a round robin of duplicate matches.")
+    la.epilog = ladder.EXAMPLES
+    ladder.add_arguments(la)
+
     bb = add("bidding-build", "Rebuild the strong bots' bidding model, here or on a cluster.")
     from ..bots.bidding_build import add_arguments as add_build_arguments
 
@@ -422,6 +428,12 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ladder(args: argparse.Namespace) -> int:
+    from .ladder import run
+
+    return run(args)
+
+
 def cmd_bidding_build(args: argparse.Namespace) -> int:
     from ..bots import bidding_build
 
@@ -455,6 +467,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command as given
     if args.command is None:
         parser.print_help()
         return 2
@@ -465,6 +478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "bench": cmd_bench,
         "serve": cmd_serve,
         "arena": cmd_arena,
+        "ladder": cmd_ladder,
         "bidding-build": cmd_bidding_build,
         "bot-serve": cmd_bot_serve,
         "play": cmd_play,
