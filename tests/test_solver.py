@@ -18,6 +18,7 @@ from twentynine.solver import (
     Goal,
     Move,
     Outcome,
+    OutOfNodes,
     Position,
     Solver,
     Value,
@@ -253,6 +254,41 @@ def test_a_guessed_value_changes_no_answer(solver: Solver) -> None:
         for guess in (right, right - 1, right + 3, rng.randint(-30, 30)):
             assert solver.exact(pos, goal, guess) == truth, (pos, goal, guess)
             assert solver.moves_exact(pos, goal, guess) == plain, (pos, goal, guess)
+
+
+def test_a_node_limit_stops_a_search_and_changes_no_answer(solver: Solver) -> None:
+    """Under a node limit a query answers as without one or raises ``OutOfNodes``; the
+    solver's next queries answer the same, and without a limit nothing is counted
+    differently."""
+    rng = random.Random(9)
+    fresh = Solver("numba" if solver.compiled else "pure")
+    stopped = 0
+    for i in range(60):
+        make = direct_position if i % 2 else played_position
+        pos, goal = make(rng, rng.choice([4, 5, 6]), rng.randrange(4))
+        start = fresh.nodes
+        truth = fresh.moves_exact(pos, goal)
+        cost = fresh.nodes - start
+        limit = rng.randrange(1, max(2, cost))
+        before = solver.nodes
+        with solver.node_limit(limit):
+            try:
+                got = solver.moves_exact(pos, goal)
+            except OutOfNodes:
+                stopped += 1
+                assert limit < solver.nodes - before <= limit + 1
+            else:
+                assert got == truth
+        assert solver.moves_exact(pos, goal) == truth
+        start = solver.nodes
+        with solver.node_limit(None):
+            assert solver.moves_exact(pos, goal) == truth
+        assert solver.nodes - start == cost  # the same search, node for node
+    assert stopped > 20
+    with solver.node_limit(10), solver.node_limit(10**9):  # the tighter limit holds
+        pos, goal = played_position(random.Random(10), 8, 0)
+        with pytest.raises(OutOfNodes):
+            solver.moves_outcome(pos, goal)
 
 
 def test_module_functions_use_a_shared_solver() -> None:

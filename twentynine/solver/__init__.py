@@ -16,6 +16,11 @@ then ask:
   legal move of the seat to move, keyed by ``Move``. Values are always those of
   ``goal.team``: a seat of the other team picks the smallest.
 
+``with solver.node_limit(n):`` bounds the work of the queries inside it: one that
+would search past ``n`` nodes in all raises ``OutOfNodes`` instead of answering
+(for a caller whose time is short, the bots in the browser; a node count, not
+the clock, so the same calls stop at the same place on every machine).
+
 The module functions share one ``Solver`` (not thread-safe); make a ``Solver`` per
 thread, or to pick the backend: ``numba`` (compiled, if installed) or ``pure``
 (the same kernel as plain Python, for places without numba or numpy). The
@@ -25,7 +30,8 @@ environment variable ``TWENTYNINE_NO_NUMBA=1`` makes ``auto`` pure.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -49,6 +55,7 @@ __all__ = [
     "Backend",
     "Goal",
     "Move",
+    "OutOfNodes",
     "Outcome",
     "Position",
     "Solver",
@@ -73,6 +80,10 @@ MIN_TABLE_BITS, MAX_TABLE_BITS = 4, 26
 # Below a guessed value, how many times the search tries the new upper bound itself
 # before it bisects (values cluster just under the best: one card's mistake).
 DESCENTS = 2
+
+
+class OutOfNodes(Exception):
+    """A query stopped at the solver's ``node_limit`` before it had an answer."""
 
 
 def numba_available() -> bool:
@@ -126,6 +137,7 @@ class Solver:
         self._scores = self._array(kernel.MAX_PLY * kernel.MAX_MOVES, 0)
         self._stats = self._array(1, 0)
         self._generation = 0
+        self._stop_at: int | None = None  # the node count past which searches stop
 
     def _array(self, length: int, fill: int) -> Any:
         # The compiled kernel wants int64 arrays; plain Python is fastest on lists.
@@ -139,6 +151,21 @@ class Solver:
     def nodes(self) -> int:
         """Nodes searched by this solver so far (for measurements)."""
         return int(self._stats[0])
+
+    @contextmanager
+    def node_limit(self, nodes: int | None) -> Iterator[None]:
+        """Within it, a query that would search more than ``nodes`` nodes in all (from
+        the start of the block) raises ``OutOfNodes``; ``None``: no limit. Nested
+        limits keep the tighter one. What a stopped search stored in the table stays
+        valid: a query after it gives the same answers as without the stop."""
+        saved = self._stop_at
+        if nodes is not None:
+            stop = self.nodes + max(0, nodes)
+            self._stop_at = stop if saved is None else min(saved, stop)
+        try:
+            yield
+        finally:
+            self._stop_at = saved
 
     # -- queries ---------------------------------------------------------------------
 
@@ -334,9 +361,14 @@ class Solver:
 
     def _run(self, job: _Job) -> int:
         self._prm[:] = job.prm
+        if self._stop_at is not None:
+            left = self._stop_at - self.nodes
+            if left <= 0:
+                raise OutOfNodes
+            self._prm[kernel.P_LIMIT] = left
         self._hands[:] = job.hands
         self._table[:] = job.table
-        return self._search(
+        found = self._search(
             self._hands,
             self._prm,
             self._table,
@@ -350,6 +382,9 @@ class Solver:
             self._scores,
             self._stats,
         )
+        if found == kernel.OUT_OF_NODES:
+            raise OutOfNodes
+        return int(found)
 
 
 def _representative(pos: Position, move: Move) -> Move:

@@ -133,7 +133,11 @@ P_WCARD = 17  # card winning the trick at the root (-1 on an empty table)
 P_WSEAT = 18  # its seat
 P_LIST_ONLY = 19  # 1: only list the root's moves (into moves[root * MAX_MOVES:]) and stop
 P_BETA = 20  # search window: values >= beta only need a lower bound
-NPARAM = 21
+P_LIMIT = 21  # stop after this many nodes (0: no limit), returning OUT_OF_NODES
+NPARAM = 22
+
+# What a search stopped by ``prm[P_LIMIT]`` returns: below every value and bound.
+OUT_OF_NODES = -1_000_000
 
 # Move-ordering scores (higher first). Leads: cards that are the top of their suit
 # first, richest first; then low cards. Follows: win cheaply against opponents, pile
@@ -212,7 +216,9 @@ def search(
     In the cancel games a deal that ends unrevealed is worth ``-VALUE_INF``
     (``GAME_CANCEL_FAILS``) or ``+VALUE_INF`` (``GAME_CANCEL_SUCCEEDS``). With
     ``prm[P_LIST_ONLY]`` set, return the number of root moves instead, listed in
-    ``moves[root * MAX_MOVES:]`` in the order the search would try them.
+    ``moves[root * MAX_MOVES:]`` in the order the search would try them. With
+    ``prm[P_LIMIT]`` above 0 the search stops when it enters a node past that many
+    and returns ``OUT_OF_NODES`` (what it stored in the table so far holds).
 
     ``hands`` (4 masks) is modified during the search and restored on return. The
     ``st_*`` arrays (``MAX_PLY`` long) are the explicit stack, ``moves``/``scores``
@@ -234,6 +240,7 @@ def search(
     gen_bits = prm[P_GEN] << KEY_GEN_SHIFT
     kq = prm[P_KQ]
     list_only = prm[P_LIST_ONLY]
+    limit = prm[P_LIMIT]
     tmask = (len(tt) >> TT_SHIFT) - 1
     trump_mask = 0
     if trump >= 0:
@@ -263,6 +270,12 @@ def search(
         if phase == 0:
             # ---- enter node d: decide it at once if possible, else list its moves.
             nodes += 1
+            if limit > 0 and nodes > limit:
+                # Out of nodes: put the cards played below the root back and stop.
+                for i in range(root, d):
+                    hands[st_seat[i]] |= 1 << st_card[i]
+                stats[0] += nodes
+                return OUT_OF_NODES
             s = st_seat[d]
             p = st_pos[d]
             rem = hands[0] | hands[1] | hands[2] | hands[3]
