@@ -1,11 +1,80 @@
-"""The expert: the frozen ``expert-v1`` with contract decisions by simulation
-and play that values card points once the outcome is equal.
+"""The expert: ``expert-v1``'s inference and search, with contract decisions by
+simulation and play that keeps card points once the outcome is settled.
+
+- Bidding and the trump choice (and the seventh card where the rules have
+  it) are solved at decision time over sampled whole deals
+  (``contract.simulated_bid``, ``contract.simulated_trump``) instead of read
+  from the fitted model.
+- In play, every world is solved for the contract's outcome and, from the
+  trick ``EXACT_FROM`` on, for the exact card points as well: among moves
+  equal on outcome across the worlds, the one that leaves the seat's side
+  the most points is played. Points thrown away late are how contracts
+  that looked settled are lost when the worlds were wrong.
 """
 
 from __future__ import annotations
 
+import random
+
+from ..game.actions import BID, TRUMP, Action
+from ..game.observation import Observation
+from ..solver import Goal
+from .contract import simulated_bid, simulated_trump
 from .expert_v1 import ExpertV1Bot
+from .heuristic import kinds
+from .sampling import World
+from .solving import position_of, solver
+
+AUCTION_WORLDS = 32  # whole deals solved per bid or trump decision
+BID_MARGIN = 0.1  # how much more than passing a bid must be worth, in game points
+EXACT_FROM = 3  # the trick (1-based) from which play is also valued in card points
 
 
 class ExpertBot(ExpertV1Bot):
     level = "expert"
+
+    auction_worlds = AUCTION_WORLDS
+    bid_margin = BID_MARGIN
+    exact_from = EXACT_FROM
+
+    def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
+        k = kinds(obs)
+        if BID in k and obs.phase == "auction":
+            # boldness is on the scale of a probability, the margin on that of a result
+            margin = self.bid_margin + 2 * self.style.boldness
+            return simulated_bid(obs, self.model, rng, self.auction_worlds, margin)
+        if TRUMP in k:
+            return simulated_trump(obs, self.model, rng, self.auction_worlds)
+        return super().decide(obs, rng, budget)
+
+    def evaluate(
+        self,
+        obs: Observation,
+        world: World,
+        goal: Goal,
+        plays: dict[int | None, Action],
+        reveal: Action | None,
+        sign: int,
+    ) -> tuple[dict[Action, float], dict[Action, float]]:
+        if len(obs.tricks) + 1 < self.exact_from:
+            return super().evaluate(obs, world, goal, plays, reveal, sign)
+        values = solver().moves_exact(position_of(obs, world), goal)
+        outcome: dict[Action, float] = {}
+        points: dict[Action, float] = {}
+        for move, value in values.items():
+            o = sign * int(value.outcome)
+            margin = 0 if value.margin is None else sign * value.margin
+            if move.reveal:
+                if reveal is not None and (o, margin) > (
+                    outcome.get(reveal, -2.0),
+                    points.get(reveal, -99.0),
+                ):
+                    outcome[reveal], points[reveal] = o, margin
+                continue
+            a = plays.get(move.card)
+            if a is not None:
+                outcome[a], points[a] = o, margin
+        return outcome, points
+
+
+__all__ = ["ExpertBot"]

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from ..game.actions import PLAY, REVEAL, Action
 from ..game.cards import POINTS, SUIT_MASK
 from ..game.observation import Observation
-from ..solver import Move, Outcome
+from ..solver import Goal, Move, Outcome
 from .base import Bot, Style
 from .bidding import BiddingModel, default_model
 from .heuristic import CasualBot, kinds
@@ -101,6 +101,7 @@ class StrongBot(Bot):
         sign = 1 if obs.seat & 1 == goal.team else -1
         legal = list(obs.legal)
         totals: dict[Action, float] = {a: 0.0 for a in legal}
+        points: dict[Action, float] = {}  # the tie-break of ``evaluate``, where it gives one
         weight_sum = 0.0
         worlds = 0
         reveal = next((a for a in legal if a.kind == REVEAL), None)
@@ -124,16 +125,31 @@ class StrongBot(Bot):
             if w <= 0:
                 continue
             try:
-                values = s.moves_outcome(position_of(obs, world), goal)
+                per_action, per_points = self.evaluate(obs, world, goal, plays, reveal, sign)
             except ValueError:  # a world the solver finds inconsistent: skip it
                 continue
-            per_action = self._per_action(values, plays, reveal, sign)
             for a, v in per_action.items():
                 totals[a] += w * v
+            for a, v in per_points.items():
+                points[a] = points.get(a, 0.0) + w * v
             weight_sum += w
             if self.clearly_decided(totals, weight_sum, worlds):
                 break
-        return self.choose(obs, totals, rng)
+        return self.choose(obs, totals, rng, points)
+
+    def evaluate(
+        self,
+        obs: Observation,
+        world: World,
+        goal: Goal,
+        plays: dict[int | None, Action],
+        reveal: Action | None,
+        sign: int,
+    ) -> tuple[dict[Action, float], dict[Action, float]]:
+        """Each action's value in one world: the contract's outcome for the seat's side,
+        and a second value that only breaks ties of the first (none here)."""
+        values = solver().moves_outcome(position_of(obs, world), goal)
+        return self._per_action(values, plays, reveal, sign), {}
 
     @staticmethod
     def _per_action(
@@ -157,10 +173,20 @@ class StrongBot(Bot):
     def clearly_decided(self, totals: dict[Action, float], weight_sum: float, worlds: int) -> bool:
         return False
 
-    def choose(self, obs: Observation, totals: dict[Action, float], rng: random.Random) -> Action:
-        """The best total; among equals, the casual player's card, else the cheapest."""
+    def choose(
+        self,
+        obs: Observation,
+        totals: dict[Action, float],
+        rng: random.Random,
+        points: dict[Action, float] | None = None,
+    ) -> Action:
+        """The best total; among equals the best tie-break value (``points``), then the
+        casual player's card, else the cheapest."""
         best = max(totals.values())
         top = [a for a, v in totals.items() if v >= best - 1e-9]
+        if points and len(top) > 1:
+            most = max(points.get(a, -math.inf) for a in top)
+            top = [a for a in top if points.get(a, -math.inf) >= most - 1e-9]
         if len(top) == 1:
             return top[0]
         preferred = self.casual.decide(obs, rng, None)

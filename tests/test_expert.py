@@ -1,0 +1,190 @@
+"""The expert's own parts: contract decisions by simulation, and play that keeps
+card points once the outcome is settled; and its honesty when the hidden trump
+itself differs."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from twentynine.bots import make_bot
+from twentynine.bots.bidding import default_model
+from twentynine.bots.contract import ContractJudge, auction_world, calls_by_seat
+from twentynine.bots.expert import ExpertBot
+from twentynine.bots.knowledge import analyse
+from twentynine.bots.solving import goal_of, position_of, solver
+from twentynine.game.actions import BID, PASS, PLAY, TRUMP, Action
+from twentynine.game.cards import FULL_DECK, mask_of, parse_cards
+from twentynine.game.dealing import deal_hands
+from twentynine.game.engine import OVER, Deal
+from twentynine.game.observation import observe_deal
+from twentynine.game.rules import PROFILES
+
+
+def deterministic(level: str, seed: int, budget: float = 0.02):
+    bot = make_bot(level, seed=seed, budget=budget)
+    bot.wall_guard = None  # type: ignore[attr-defined]
+    return bot
+
+
+def hands_with_first(first: list[str], rest_seed: int) -> list[list[int]]:
+    """Hands where North's first batch is ``first`` and the rest is dealt at random."""
+    mine = parse_cards(" ".join(first))
+    others = [c for c in range(32) if c not in mine]
+    random.Random(rest_seed).shuffle(others)
+    hands = [mine + others[:4]]
+    rest = others[4:]
+    for seat in range(1, 4):
+        hands.append(rest[(seat - 1) * 8 : seat * 8])
+    return hands
+
+
+def test_an_auction_world_deals_exactly_the_unseen_cards_and_keeps_the_seats_own():
+    rules = PROFILES["pagat"]
+    deal = Deal(rules, 3, deal_hands(4, 3))
+    obs = observe_deal(deal, deal.to_act)
+    mine = mask_of(obs.hand[:4])
+    for seed in range(20):
+        world = auction_world(obs, random.Random(seed))
+        assert world.hands[0] | world.hands[1] | world.hands[2] | world.hands[3] == FULL_DECK
+        assert sum(h.bit_count() for h in world.hands) == 32
+        assert all(h.bit_count() == 8 for h in world.hands)
+        assert world.hands[obs.seat] & mine == mine
+        assert world.first[obs.seat] == mine
+        for seat in range(4):
+            assert world.first[seat] & world.hands[seat] == world.first[seat]
+            assert world.first[seat].bit_count() == 4
+        assert world.hands[obs.seat] >> world.seventh & 1
+        assert not mine >> world.seventh & 1
+
+
+def test_the_auction_weighs_worlds_by_the_calls_made():
+    """After a bid of 20, worlds where that seat holds jacks weigh more."""
+    rules = PROFILES["pagat"]
+    deal = Deal(rules, 3, deal_hands(8, 3))  # North speaks first
+    deal.apply(Action.bid(0, 20))
+    obs = observe_deal(deal, 1)
+    assert calls_by_seat(obs) == {0: (20, -1)}
+    judge = ContractJudge(obs, default_model(), random.Random(1), 200)
+    jacks = sum(1 << (s * 8 + 7) for s in range(4))
+    heavy = [w for w, x in zip(judge.weights, judge.worlds, strict=True) if x.first[0] & jacks]
+    light = [w for w, x in zip(judge.weights, judge.worlds, strict=True) if not x.first[0] & jacks]
+    assert heavy and light
+    assert sum(heavy) / len(heavy) > 2 * sum(light) / len(light)
+
+
+@pytest.mark.parametrize("profile", ["pagat", "bhoos"])
+def test_the_expert_bids_a_strong_first_batch_and_passes_a_weak_one(profile):
+    rules = PROFILES[profile]
+    dealer = 3 if rules.clockwise else 1  # North speaks first
+    strong = Deal(rules, dealer, hands_with_first(["JS", "9S", "AS", "JH"], 1))
+    weak = Deal(rules, dealer, hands_with_first(["7S", "8H", "7D", "8C"], 1))
+    assert strong.to_act == weak.to_act == 0
+    bid = deterministic("expert", 5).act(observe_deal(strong, 0))
+    assert bid.kind == BID
+    passed = deterministic("expert", 5).act(observe_deal(weak, 0))
+    assert passed.kind == PASS
+
+
+def test_the_expert_names_the_suit_of_its_jack_and_nine():
+    rules = PROFILES["pagat"]
+    deal = Deal(rules, 3, hands_with_first(["JD", "9D", "7D", "AC"], 2))
+    deal.apply(Action.bid(0, 16))
+    for seat in (1, 2, 3):
+        deal.apply(Action.pass_(seat))
+    obs = observe_deal(deal, 0)
+    assert {a.kind for a in obs.legal} == {TRUMP}
+    assert deterministic("expert", 3).act(obs) == Action.trump(0, 2)
+
+
+def test_equal_outcomes_go_to_the_move_that_keeps_more_points():
+    bot = ExpertBot(seed=0)
+    rules = PROFILES["pagat"]
+    deal = Deal(rules, 0, deal_hands(3, 0))
+    obs = observe_deal(deal, deal.to_act)
+    a, b = obs.legal[0], obs.legal[1]
+    rng = random.Random(0)
+    assert bot.choose(obs, {a: 3.0, b: 3.0}, rng, {a: -2.0, b: 5.0}) == b
+    assert bot.choose(obs, {a: 3.0, b: 3.0}, rng, {a: 5.0, b: -2.0}) == a
+    # The outcome comes first, however many points the other move keeps.
+    assert bot.choose(obs, {a: 4.0, b: 3.0}, rng, {a: -20.0, b: 20.0}) == a
+
+
+def _play_to(profile: str, seed: int, tricks: int) -> Deal:
+    rules = PROFILES[profile]
+    deal = Deal(rules, seed % 4, deal_hands(seed, seed % 4, rules.clockwise))
+    driver = [make_bot("casual", seed=s) for s in range(4)]
+    while deal.phase != OVER and not (deal.phase == "play" and len(deal.tricks) >= tricks):
+        deal.apply(driver[deal.to_act].act(observe_deal(deal, deal.to_act)))
+    return deal
+
+
+def test_from_the_third_trick_each_world_is_also_valued_in_card_points():
+    bot = ExpertBot(seed=0)
+    checked = 0
+    for seed in range(30):
+        deal = _play_to("pagat", seed, 3)
+        if deal.phase != "play":
+            continue
+        obs = observe_deal(deal, deal.to_act)
+        if not any(a.kind == PLAY for a in obs.legal) or len(obs.legal) < 2:
+            continue
+        know = analyse(obs)
+        world = bot.sample(obs, know, random.Random(seed))
+        goal = goal_of(obs)
+        sign = 1 if obs.seat & 1 == goal.team else -1
+        plays = {a.value: a for a in obs.legal if a.kind == PLAY}
+        outcome, points = bot.evaluate(obs, world, goal, plays, None, sign)
+        exact = solver().moves_exact(position_of(obs, world), goal)
+        for move, value in exact.items():
+            if move.reveal:
+                continue
+            a = plays[move.card]
+            assert outcome[a] == sign * int(value.outcome)
+            assert points[a] == (0 if value.margin is None else sign * value.margin)
+        checked += 1
+    assert checked >= 5
+
+
+def _hidden_trump_twin(deal: Deal, seat: int) -> Deal | None:
+    """The same deal with the bidder having named another suit: while trumps are
+    hidden and ``seat`` is not the bidder, ``seat`` cannot tell the two apart."""
+    if deal.bidder in (-1, seat) or deal.revealed or deal.trump < 0:
+        return None
+    other = (deal.trump + 1) % 4
+    log = [Action.trump(a.seat, other) if a.kind == TRUMP else a for a in deal.log]
+    twin = Deal(deal.rules, deal.dealer, [list(h) for h in deal.hands])
+    for action in log:
+        if action not in twin.legal_actions():
+            return None
+        twin.apply(action)
+    return twin
+
+
+@pytest.mark.parametrize("level", ["strong", "expert", "expert-v1"])
+@pytest.mark.parametrize("profile", ["pagat", "bhoos"])
+def test_a_hidden_trump_that_differs_does_not_change_the_action(level, profile):
+    rules = PROFILES[profile]
+    rng = random.Random(11)
+    checked = 0
+    for seed in range(60):
+        deal = Deal(rules, seed % 4, deal_hands(seed, seed % 4, rules.clockwise))
+        driver = [make_bot("casual", seed=s) for s in range(4)]
+        stop = rng.randrange(8, 20)
+        for _ in range(stop):
+            if deal.phase == OVER or deal.revealed:
+                break
+            deal.apply(driver[deal.to_act].act(observe_deal(deal, deal.to_act)))
+        if deal.phase in (OVER, "pair") or deal.revealed:
+            continue
+        seat = deal.to_act
+        twin = _hidden_trump_twin(deal, seat)
+        if twin is None:
+            continue
+        assert twin.trump != deal.trump
+        obs, twin_obs = observe_deal(deal, seat), observe_deal(twin, seat)
+        assert obs == twin_obs
+        assert deterministic(level, 7, 0.01).act(obs) == deterministic(level, 7, 0.01).act(twin_obs)
+        checked += 1
+    assert checked >= 8

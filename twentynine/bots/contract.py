@@ -1,0 +1,252 @@
+"""Contract decisions by simulation: what a bid or a trump is worth, solved.
+
+At bid time a seat knows four cards. It deals the 28 it cannot see at
+random (its own second batch included), weighs each such world by how well
+the others' first batches in it explain their calls so far, and solves the
+whole deal exactly for each trump suit it could name: made, cancelled or
+failed. A bid is then worth its stake times the expected result with the
+best suit for the seat's four cards, and passing is worth what the standing
+contract is worth to the seat's side, solved in the same worlds with the
+suit the holder would most likely name. The seat bids when bidding is worth
+more. The trump choice and the seventh card use the same worlds.
+
+Only the seat's own cards and the public auction go in: see ``AuctionWorld``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..game.actions import BID, PASS, SEVENTH, TRUMP, Action
+from ..game.cards import FULL_DECK, mask_of
+from ..game.engine import contract_stake, lowered_target, raised_target
+from ..game.observation import Observation
+from ..solver import Goal, Position
+from .bidding import BiddingModel
+from .heuristic import find, pass_action
+from .solving import solver
+
+FIRST_BATCH = 4
+SEVENTH_INDEX = 2  # the seventh card is the third of the second batch
+
+
+@dataclass(frozen=True)
+class AuctionWorld:
+    """A whole deal the seat cannot rule out at bid time."""
+
+    hands: tuple[int, int, int, int]  # all eight cards of each seat, as masks
+    first: tuple[int, int, int, int]  # the first batches
+    seventh: int  # the seat's own seventh card in this world
+
+
+def auction_world(obs: Observation, rng: random.Random) -> AuctionWorld:
+    """Deal the cards the seat has not seen: four more to it, eight to each other seat."""
+    assert obs.seat is not None
+    mine = mask_of(obs.hand[:FIRST_BATCH])
+    unseen = [c for c in range(32) if (FULL_DECK & ~mine) >> c & 1]
+    rng.shuffle(unseen)
+    hands = [0, 0, 0, 0]
+    first = [0, 0, 0, 0]
+    seventh = -1
+    i = 0
+    for seat in range(4):
+        if seat == obs.seat:
+            second = unseen[i : i + 4]
+            i += 4
+            hands[seat] = mine | mask_of(second)
+            first[seat] = mine
+            seventh = second[SEVENTH_INDEX]
+            continue
+        cards = unseen[i : i + 8]
+        i += 8
+        hands[seat] = mask_of(cards)
+        first[seat] = mask_of(cards[:FIRST_BATCH])
+    return AuctionWorld(
+        (hands[0], hands[1], hands[2], hands[3]), (first[0], first[1], first[2], first[3]), seventh
+    )
+
+
+def first_leader(obs: Observation) -> int:
+    return obs.rules.next_seat(obs.dealer)
+
+
+def place_of(obs: Observation, seat: int) -> int:
+    """Steps from the first leader to ``seat`` in the order of play."""
+    s, steps = first_leader(obs), 0
+    while s != seat:
+        s = obs.rules.next_seat(s)
+        steps += 1
+    return steps
+
+
+def calls_by_seat(obs: Observation) -> dict[int, tuple[int, int]]:
+    """Per seat: (highest bid it made or 0, the standing bid when it last passed or -1)."""
+    highest: dict[int, int] = {}
+    passed_at: dict[int, int] = {}
+    standing = 0
+    for seat, bid in obs.auction:
+        if bid:
+            highest[seat] = max(highest.get(seat, 0), bid)
+            standing = bid
+        else:
+            passed_at[seat] = standing
+            highest.setdefault(seat, 0)
+    return {s: (highest[s], passed_at.get(s, -1)) for s in highest}
+
+
+class ContractJudge:
+    """Worlds for one contract decision and the solved value of contracts in them."""
+
+    def __init__(
+        self, obs: Observation, model: BiddingModel, rng: random.Random, worlds: int
+    ) -> None:
+        assert obs.seat is not None
+        self.obs = obs
+        self.model = model
+        self.worlds: list[AuctionWorld] = []
+        self.weights: list[float] = []
+        calls = calls_by_seat(obs)
+        for _ in range(worlds):
+            world = auction_world(obs, rng)
+            w = 1.0
+            for seat, call in calls.items():
+                if seat != obs.seat:
+                    w *= model.auction_likelihood(
+                        world.first[seat], call, obs.rules, place_of(obs, seat)
+                    )
+            self.worlds.append(world)
+            self.weights.append(w)
+        self._cache: dict[tuple[int, int, int, int], int] = {}
+
+    # -- one solve ---------------------------------------------------------------------
+    def result(self, index: int, bidder: int, trump: int, bid: int) -> int:
+        """+1 made, 0 cancelled, -1 failed: the contract ``bid`` of ``bidder``'s side
+        with ``trump``, both sides playing the whole deal of world ``index`` perfectly."""
+        key = (index, bidder & 1, trump, bid)
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        rules = self.obs.rules
+        world = self.worlds[index]
+        pos = Position(
+            hands=world.hands,
+            leader=first_leader(self.obs),
+            trump=trump,
+            revealed=False,
+            reveal=rules.reveal,  # type: ignore[arg-type]
+            unrevealed=rules.unrevealed,  # type: ignore[arg-type]
+            last_trick_point=rules.last_trick_point,
+            pair_pending=rules.pair != "off",
+            clockwise=rules.clockwise,
+        )
+        goal = Goal(bidder & 1, bid, lowered_target(rules, bid), raised_target(rules, bid))
+        value = int(solver().outcome(pos, goal))
+        self._cache[key] = value
+        return value
+
+    def expected(self, bidder: int, bid: int, trump_of: Callable[[int], int]) -> float:
+        """The weighted mean result of ``bidder``'s contract, named ``trump_of(i)`` in world i."""
+        total = sum(self.weights)
+        if total <= 0:
+            return 0.0
+        s = 0.0
+        for i, w in enumerate(self.weights):
+            if w > 0:
+                s += w * self.result(i, bidder, trump_of(i), bid)
+        return s / total
+
+    # -- the seat's own choices ----------------------------------------------------------
+    def best_suit(self, bid: int) -> tuple[int, float]:
+        """The trump the seat's four cards should name for ``bid``, and its expected result."""
+        seat = self.obs.seat
+        assert seat is not None
+        hand = mask_of(self.obs.hand[:FIRST_BATCH])
+        prior = self.model.suit_values(hand, place_of(self.obs, seat))
+        scored = []
+        for suit in range(4):
+            value = self.expected(seat, bid, _always(suit))
+            scored.append((value, prior[suit], -suit, suit))
+        value, _, _, suit = max(scored)
+        return suit, value
+
+    def seventh_value(self, bid: int) -> float:
+        seat = self.obs.seat
+        assert seat is not None
+        return self.expected(seat, bid, lambda i: self.worlds[i].seventh >> 3)
+
+    def holder_value(self, holder: int, bid: int) -> float:
+        """The expected result of the standing contract of ``holder``, whose suit in
+        each world is the one its first batch there makes most attractive."""
+        place = place_of(self.obs, holder)
+        return self.expected(
+            holder, bid, lambda i: self.model.best_trump(self.worlds[i].first[holder], place)[0]
+        )
+
+
+def _always(suit: int) -> Callable[[int], int]:
+    return lambda _world: suit
+
+
+def stake(obs: Observation, bid: int) -> int:
+    return contract_stake(obs.rules, bid, 1, False)
+
+
+def simulated_bid(
+    obs: Observation, model: BiddingModel, rng: random.Random, worlds: int, margin: float
+) -> Action:
+    """Bid the lowest bid allowed when that is worth more than passing, by ``margin``."""
+    seat = obs.seat
+    assert seat is not None
+    bids = sorted((a for a in obs.legal if a.kind == BID), key=lambda a: a.value or 0)
+    if not bids:
+        return pass_action(obs)
+    lowest = bids[0].value
+    assert lowest is not None
+    judge = ContractJudge(obs, model, rng, worlds)
+    _suit, value = judge.best_suit(lowest)
+    bidding = stake(obs, lowest) * value
+    holder, standing = standing_bid(obs)
+    passing = 0.0
+    if holder is not None and standing:
+        mine = holder & 1 == seat & 1
+        held = stake(obs, standing) * judge.holder_value(holder, standing)
+        passing = held if mine else -held
+    if find(obs, PASS) is None:
+        return bids[0]
+    return bids[0] if bidding > passing + margin else pass_action(obs)
+
+
+def standing_bid(obs: Observation) -> tuple[int | None, int]:
+    """The seat holding the highest bid so far and that bid (None, 0 before any bid)."""
+    holder, standing = None, 0
+    for s, b in obs.auction:
+        if b and b >= standing:
+            holder, standing = s, b
+    return holder, standing
+
+
+def simulated_trump(
+    obs: Observation, model: BiddingModel, rng: random.Random, worlds: int
+) -> Action:
+    """Name the suit (or call the seventh card) that makes the contract most often."""
+    assert obs.bid is not None
+    judge = ContractJudge(obs, model, rng, worlds)
+    suit, value = judge.best_suit(obs.bid)
+    seventh = find(obs, SEVENTH)
+    if seventh is not None and judge.seventh_value(obs.bid) > value:
+        return seventh
+    chosen = find(obs, TRUMP, suit)
+    assert chosen is not None
+    return chosen
+
+
+__all__ = [
+    "AuctionWorld",
+    "ContractJudge",
+    "auction_world",
+    "calls_by_seat",
+    "simulated_bid",
+    "simulated_trump",
+]
