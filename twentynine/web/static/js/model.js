@@ -2,7 +2,7 @@
 // and every event in words. Nothing here touches the page.
 
 import { cardName, cardShort, pointsOf, rankOf, strength, suitName, suitOf, SYMBOL } from "./cards.js";
-import { has, t } from "./i18n.js";
+import { has, num, t } from "./i18n.js";
 
 export const SEAT_KEYS = ["south", "west", "north", "east"];
 export const team = (seat) => seat & 1;
@@ -43,6 +43,33 @@ export function botName(info) {
   if (id && has(`botname.${id}`)) return t(`botname.${id}`);
   if (!id && info?.name === "contest bot") return t("botname.contest"); // the server's default
   return info?.name || "";
+}
+
+// A character's rating on the bots' ladder (twentynine ladder), when the server
+// has one: "1630 (±40)", the sentence that explains it, and the character as a
+// seat's choice ("Dada · 1630 (±40)"). Nothing without a rating.
+function rated(c) {
+  return typeof c?.rating === "number" && Number.isFinite(c.rating);
+}
+function interval(c) {
+  const ci = c.rating_ci95;
+  return Array.isArray(ci) && ci.length === 2 && ci.every(Number.isFinite) ? ci : null;
+}
+export function ratingLabel(c) {
+  if (!rated(c)) return "";
+  const ci = interval(c);
+  const rating = Math.round(c.rating);
+  return ci ? t("rating.label", { rating, margin: Math.round((ci[1] - ci[0]) / 2) }) : num(rating);
+}
+export function ratingTitle(c) {
+  if (!rated(c)) return null;
+  const ci = interval(c);
+  const rating = Math.round(c.rating);
+  return ci ? t("rating.title", { rating, low: Math.round(ci[0]), high: Math.round(ci[1]) }) : t("rating.title_bare", { rating });
+}
+export function characterChoice(c) {
+  const name = botName({ character: c.id, name: c.name });
+  return rated(c) ? `${name} · ${ratingLabel(c)}` : name;
 }
 
 // The server names a person who gave no name after the seat or the host, in

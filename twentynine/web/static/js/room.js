@@ -6,7 +6,7 @@
 
 import { h, replace } from "./dom.js";
 import { t } from "./i18n.js";
-import { botName, givenName, SEAT_KEYS, game } from "./model.js";
+import { botName, characterChoice, givenName, ratingTitle, SEAT_KEYS, game } from "./model.js";
 
 const TOKENS = "twentynine.rooms"; // code -> this browser's seat token
 const NAME = "twentynine.name";
@@ -73,7 +73,7 @@ function botChoices(meta, profile) {
   const groups = [h("option", { value: "" }, t("room.open_seat"))];
   for (const level of LEVEL_ORDER) {
     const of = meta.characters.filter((c) => c.level === level);
-    if (of.length) groups.push(h("optgroup", { label: t(`level.${level}`) }, of.map((c) => h("option", { value: c.id }, botName({ character: c.id, name: c.name })))));
+    if (of.length) groups.push(h("optgroup", { label: t(`level.${level}`) }, of.map((c) => h("option", { value: c.id, title: ratingTitle(c) }, characterChoice(c)))));
   }
   if (profile === "bhoos") groups.push(h("option", { value: "url" }, t("room.url_bot")));
   return groups;

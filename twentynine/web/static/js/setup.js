@@ -4,7 +4,7 @@
 
 import { h, replace } from "./dom.js";
 import { has, num, t } from "./i18n.js";
-import { botName, SEAT_KEYS } from "./model.js";
+import { characterChoice, ratingLabel, ratingTitle, SEAT_KEYS } from "./model.js";
 import { playerName as roomPlayerName } from "./room.js";
 
 const KEY = "twentynine.setup";
@@ -207,7 +207,11 @@ export function buildSetup(root, meta, { onStart, onCreateRoom, onJoinRoom, onRu
       if (v === "human") replace(blurb, i === 0 ? t("setup.you_here") : t("setup.person_here"));
       else {
         const c = chars.get(v);
-        replace(blurb, c ? `${t(`level.${c.level}`)} · ${has(`character.${c.id}`) ? t(`character.${c.id}`) : c.blurb}` : "");
+        const rating = c && ratingLabel(c);
+        const about = c && (has(`character.${c.id}`) ? t(`character.${c.id}`) : c.blurb);
+        if (!c) replace(blurb, "");
+        else if (!rating) replace(blurb, `${t(`level.${c.level}`)} · ${about}`);
+        else replace(blurb, `${t(`level.${c.level}`)} · `, h("span", { class: "rating", title: ratingTitle(c), dataset: { testid: `rating-${i}` } }, rating), ` · ${about}`);
       }
       nameInput.hidden = v !== "human" || humans() < 2;
     };
@@ -219,7 +223,7 @@ export function buildSetup(root, meta, { onStart, onCreateRoom, onJoinRoom, onRu
       for (const level of LEVEL_ORDER) {
         const of = meta.characters.filter((c) => c.level === level);
         if (!of.length) continue;
-        groups.push(h("optgroup", { label: t(`level.${level}`) }, of.map((c) => h("option", { value: c.id, selected: value === c.id }, botName({ character: c.id, name: c.name })))));
+        groups.push(h("optgroup", { label: t(`level.${level}`) }, of.map((c) => h("option", { value: c.id, selected: value === c.id, title: ratingTitle(c) }, characterChoice(c)))));
       }
       control = h(
         "select",
