@@ -225,6 +225,8 @@ def fit(
             if value >= current - 1e-12 or scale < 1e-6:
                 break
             scale /= 2
+        if value < current - 1e-12:
+            break  # no step along Newton's direction gains: as close as rounding allows
         theta, gain, current = trial, value - current, value
         if abs(gain) < 1e-13 and scale * max(abs(s) for s in step) < 1e-9:
             break
