@@ -30,6 +30,8 @@ from .solving import solver
 
 FIRST_BATCH = 4
 SEVENTH_INDEX = 2  # the seventh card is the third of the second batch
+# Trumps solved at bid time: those the model values within this many points of the best.
+SUIT_WINDOW = 1.5
 
 
 @dataclass(frozen=True)
@@ -164,8 +166,11 @@ class ContractJudge:
         assert seat is not None
         hand = mask_of(self.obs.hand[:FIRST_BATCH])
         prior = self.model.suit_values(hand, place_of(self.obs, seat))
+        # Suits the model rates far below the best are not worth solving.
+        top = max(prior)
+        suits = [s for s in range(4) if prior[s] >= top - SUIT_WINDOW]
         scored = []
-        for suit in range(4):
+        for suit in suits:
             value = self.expected(seat, bid, _always(suit))
             scored.append((value, prior[suit], -suit, suit))
         value, _, _, suit = max(scored)

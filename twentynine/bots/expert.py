@@ -25,7 +25,7 @@ from .heuristic import kinds
 from .sampling import World
 from .solving import position_of, solver
 
-AUCTION_WORLDS = 32  # whole deals solved per bid or trump decision
+AUCTION_WORLDS = 40  # whole deals solved per bid or trump decision
 BID_MARGIN = 0.1  # how much more than passing a bid must be worth, in game points
 EXACT_FROM = 3  # the trick (1-based) from which play is also valued in card points
 
