@@ -188,3 +188,24 @@ def test_a_hidden_trump_that_differs_does_not_change_the_action(level, profile):
         assert deterministic(level, 7, 0.01).act(obs) == deterministic(level, 7, 0.01).act(twin_obs)
         checked += 1
     assert checked >= 8
+
+
+def test_contracts_benchmark_runs_on_a_tiny_input(capsys):
+    from twentynine.benchmarks import contracts
+
+    assert contracts.main(["casual", "novice", "--deals", "3", "--profile", "bhoos"]) == 0
+    out = capsys.readouterr().out
+    assert "solved game points per deal, A minus B" in out
+    assert "A casual: won" in out
+
+
+def test_contracts_benchmark_scores_a_contract_by_its_solution():
+    from twentynine.benchmarks.contracts import bid_board, main
+
+    board = bid_board(PROFILES["pagat"], "casual", "casual", 4, 9)
+    # The same bot on both sides: whoever bids, the two games cancel out.
+    assert board.a_minus_b == 0
+    assert {c.side for c in board.contracts} <= {"A", "B"}
+    assert all(c.result in (-1, 0, 1) and c.stake == 1 for c in board.contracts)
+    with pytest.raises(SystemExit):
+        main(["casual", "nobody"])

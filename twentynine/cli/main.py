@@ -41,11 +41,13 @@ EXAMPLES = {
   twentynine bench engine               random deals per second through the engine API
   twentynine bench engine --deals 500 --runs 3
   twentynine bench browser              Pyodide in headless chromium: download, starts, bots
+  twentynine bench pyodide              strong and expert in Pyodide and CPython without numba
   twentynine bench load                 online rooms over loopback: p50/p99 of an action
   twentynine bench rl                   environment steps/s: engine, PettingZoo, OpenSpiel
   twentynine bench analysis             whole-deal analysis: median and p95 over 20 deals
   twentynine bench hint                 a card's hint at the table: median and p95
-  twentynine bench abuse                a client that never reads, a flood, 10,000 fuzzed frames""",
+  twentynine bench abuse                a client that never reads, a flood, 10,000 fuzzed frames
+  twentynine bench contracts expert strong  bidding alone, contracts scored by their solution""",
     "arena": """examples:
   twentynine arena casual novice --deals 500
   twentynine arena expert strong --deals 2000 --profile pagat --jobs 2 --out runs/x --plot x.png
@@ -126,7 +128,19 @@ def _parser() -> argparse.ArgumentParser:
     b = add("bench", "Print performance figures (not a test).")
     b.add_argument(
         "what",
-        choices=["engine", "solver", "bots", "browser", "load", "rl", "analysis", "hint", "abuse"],
+        choices=[
+            "engine",
+            "solver",
+            "bots",
+            "browser",
+            "pyodide",
+            "load",
+            "rl",
+            "analysis",
+            "hint",
+            "abuse",
+            "contracts",
+        ],
         help="what to measure",
     )
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
@@ -334,38 +348,11 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    if args.what == "engine":
-        from ..benchmarks import engine
+    import importlib
 
-        return engine.main(args.rest)
-    if args.what == "bots":
-        from ..benchmarks import bots
-
-        return bots.main(args.rest)
-    if args.what == "browser":
-        from ..benchmarks import browser
-
-        return browser.main(args.rest)
-    if args.what == "load":
-        from ..benchmarks import load
-
-        return load.main(args.rest)
-    if args.what == "rl":
-        from ..benchmarks import rl
-
-        return rl.main(args.rest)
-    if args.what == "analysis":
-        from ..benchmarks import analysis
-
-        return analysis.main(args.rest)
-    if args.what == "hint":
-        from ..benchmarks import hint
-
-        return hint.main(args.rest)
-    if args.what == "abuse":
-        from ..benchmarks import abuse
-
-        return abuse.main(args.rest)
+    if args.what != "solver":
+        module = importlib.import_module(f"..benchmarks.{args.what}", __package__)
+        return int(module.main(args.rest))
     try:
         from ..benchmarks import solver  # type: ignore[attr-defined, unused-ignore]
     except ImportError:
