@@ -20,8 +20,15 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from twentynine.bots import make_bot, search
+from twentynine.bots.solving import solver, use_solver
+from twentynine.game.actions import PLAY, Action
+from twentynine.game.dealing import deal_hands, derive_seed
+from twentynine.game.engine import Deal
+from twentynine.game.observation import Observation, observe_deal
+from twentynine.game.rules import PROFILES
 from twentynine.offline.bundle import build
-from twentynine.offline.checks import probe, selfplay
+from twentynine.offline.checks import paired_times, probe, selfplay, unlimited_bots
 from twentynine.offline.host import LocalHost, local_config
 from twentynine.offline.store import BrowserStore
 from twentynine.server.botpool import INLINE, BotPool
@@ -30,6 +37,7 @@ from twentynine.server.game import Game
 from twentynine.server.pair import could_open, masked
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import Change, StoredReply, StoreError, UnknownGame, hash_token
+from twentynine.solver import Solver
 from twentynine.web.app import create_app, pyodide_version
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -295,8 +303,60 @@ def test_selfplay_gives_a_valid_record_and_the_probe_times_decisions() -> None:
     assert r["exit"] == 0 and r["verdict"]["ok"]
     assert len(r["record"]["deals"]) == 2
     assert r == selfplay(11, profile="modern", length="match", max_deals=2)
-    times = probe("casual", deals=2)
-    assert len(times) == 2 and all(t >= 0 for t in times)
+    times = probe("casual", deals=2)  # the first bid and the first card of each deal
+    assert len(times) == 4 and all(t >= 0 for t in times)
+
+
+def first_card(seed: int, i: int) -> Observation:
+    """The first card of a deal, the probe's way: dealt from ``seed``, bid by casual bots."""
+    rules = PROFILES["pagat"]
+    dealer = i % 4
+    deal = Deal(rules, dealer, deal_hands(derive_seed(seed, i), dealer, rules.clockwise))
+    helper = make_bot("casual")
+    while not any(a.kind == PLAY for a in deal.legal_actions()):
+        deal.apply(helper.act(observe_deal(deal, deal.to_act)))
+    return observe_deal(deal, deal.to_act)
+
+
+def test_with_the_plain_kernel_a_search_bot_stops_at_its_node_limit() -> None:
+    """The browser's kernel: strong's first card of a deal (6 worlds took 7 s in Pyodide)
+    searches at most its node limit and is the same decision again; the compiled kernel
+    has no limit."""
+    obs = first_card(29, 2)
+
+    def decide() -> tuple[Action, int]:
+        bot = make_bot("strong", seed=1)
+        bot.wall_guard = None  # type: ignore[attr-defined]
+        start = solver().nodes
+        action = bot.act(obs)
+        return action, solver().nodes - start
+
+    saved = use_solver(Solver("pure"))
+    try:
+        action, nodes = decide()
+        assert nodes <= search.PURE_NODE_LIMIT + 1
+        assert decide() == (action, nodes)
+        with unlimited_bots():
+            assert decide()[1] > 4 * search.PURE_NODE_LIMIT  # the baseline's six worlds
+    finally:
+        use_solver(saved)
+    if solver().compiled:
+        assert decide()[1] > search.PURE_NODE_LIMIT
+
+
+def test_the_pyodide_benchmark_runs_on_a_tiny_input_in_cpython(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from twentynine.benchmarks import pyodide
+
+    tiny = ["--where", "cpython", "--levels", "strong", "--deals", "1", "--max-decisions", "3"]
+    assert pyodide.main(tiny) == 0
+    out = capsys.readouterr().out
+    assert "cpython" in out and "baseline" in out and "now" in out and "p95" in out
+    raw = paired_times(["casual"], deals=1, max_decisions=5)
+    rows = raw["levels"]["casual"]
+    assert len(rows["baseline"]) == len(rows["now"]) == 5
+    assert pyodide.summarise(raw)["levels"]["casual"]["now"]["all"]["n"] == 5
 
 
 # ---------------------------------------------------------------------- what the app serves

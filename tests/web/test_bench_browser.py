@@ -1,4 +1,5 @@
-"""``twentynine bench browser`` runs on a tiny input and prints its figures."""
+"""``twentynine bench browser`` and ``twentynine bench pyodide`` run on a tiny input
+and print their figures."""
 
 from __future__ import annotations
 
@@ -30,3 +31,23 @@ def test_the_browser_benchmark_runs(browser: object) -> None:
     animations = result["animations"]
     assert animations["frames"] > 30 and animations["fps"] > 0
     assert animations["motions"].get("play", 0) >= 1 and animations["motions"].get("sweep", 0) >= 1
+
+
+def test_the_pyodide_benchmark_runs_on_a_tiny_input(browser: object) -> None:
+    from twentynine.web.app import pyodide_version
+
+    if pyodide_version() is None:
+        _missing("Pyodide is not installed (scripts/ensure-pyodide)")
+    tiny = ["--where", "browser", "--levels", "strong", "--deals", "1", "--max-decisions", "3"]
+    done = subprocess.run(
+        [sys.executable, "-m", "twentynine.benchmarks.pyodide", *tiny, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    browser_figures = result["places"]["browser"]
+    assert browser_figures["python"].startswith("emscripten")
+    strong = browser_figures["levels"]["strong"]
+    assert strong["baseline"]["all"]["n"] == strong["now"]["all"]["n"] == 3

@@ -25,7 +25,7 @@ from ..game.cards import ACE, JACK, NINE, SUIT_MASK, TEN, mask_of
 from ..game.engine import partner_of
 from ..game.observation import Observation
 from ..game.rules import Rules
-from ..solver import Outcome
+from ..solver import Outcome, OutOfNodes
 from .base import Style
 from .heuristic import CasualBot, estimate_team_points, find, kinds, pass_action, routine
 from .knowledge import Knowledge, analyse
@@ -202,8 +202,12 @@ class BiddingModel:
                 break
             w = bot.weight(obs, know, world)
             pos = position_of(obs, world, leader=_leader_seat(obs))
+            try:
+                reached = s.outcome(pos, goal) == Outcome.REACHED
+            except OutOfNodes:  # the decision's nodes are spent (the plain-Python kernel)
+                break
             total += w
-            if s.outcome(pos, goal) == Outcome.REACHED:
+            if reached:
                 made += w
         if total <= 0:
             return pass_action(obs)

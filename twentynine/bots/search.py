@@ -22,7 +22,7 @@ from collections.abc import Callable
 from ..game.actions import PLAY, REVEAL, Action
 from ..game.cards import POINTS, SUIT_MASK
 from ..game.observation import Observation
-from ..solver import Goal, Move, Outcome
+from ..solver import Goal, Move, Outcome, OutOfNodes
 from .base import Bot, Style
 from .bidding import BiddingModel, default_model
 from .heuristic import CasualBot, kinds
@@ -35,6 +35,11 @@ from .solving import goal_of, position_of, solver
 NODES_PER_SECOND = 10_000_000
 PURE_NODES_PER_SECOND = 100_000
 WALL_GUARD = 4.0
+# With the plain-Python kernel (the browser: Pyodide has no numba) one decision
+# searches at most this many nodes whatever its budget, about a second there
+# (0.1 M nodes/s): the worlds solved by then decide. A count of nodes, not the
+# clock, so the decision stays the same for the same seed and observation.
+PURE_NODE_LIMIT = 100_000
 
 
 def trump_scores(hand: int) -> list[float]:
@@ -56,6 +61,9 @@ class StrongBot(Bot):
     max_worlds = 40
     weighted = False
     wall_guard: float | None = WALL_GUARD  # None: strictly deterministic (tests)
+    # The most nodes a decision searches with the plain-Python kernel (None: no
+    # limit, as with the compiled kernel: the baseline of the browser's figures).
+    pure_node_limit: int | None = PURE_NODE_LIMIT
 
     def __init__(self, seed: int = 0, budget: float | None = None, style: Style | None = None):
         super().__init__(seed, budget if budget is not None else self.default_budget, style)
@@ -65,9 +73,11 @@ class StrongBot(Bot):
     # -- dispatch ------------------------------------------------------------------
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
         k = kinds(obs)
-        if obs.phase == "play" and (PLAY in k) and obs.single is None and obs.bidder is not None:
-            return self.play(obs, rng, budget)
-        return self.model.decide(obs, self, rng)
+        s = solver()
+        with s.node_limit(None if s.compiled else self.pure_node_limit):
+            if obs.phase == "play" and PLAY in k and obs.single is None and obs.bidder is not None:
+                return self.play(obs, rng, budget)
+            return self.model.decide(obs, self, rng)
 
     # -- worlds ----------------------------------------------------------------------
     def guess_trump(
@@ -128,6 +138,8 @@ class StrongBot(Bot):
                 per_action, per_points = self.evaluate(obs, world, goal, plays, reveal, sign)
             except ValueError:  # a world the solver finds inconsistent: skip it
                 continue
+            except OutOfNodes:  # the decision's nodes are spent: the worlds so far decide
+                break
             for a, v in per_action.items():
                 totals[a] += w * v
             for a, v in per_points.items():
