@@ -121,3 +121,62 @@ def test_a_whole_deal_offline_with_the_server_stopped_then_a_reload_resumes(
     assert snapshot(page)["obs"]["score"] == mid["obs"]["score"]
     page.screenshot(path="artifacts/offline-resumed.png")
     assert not errors, errors
+
+
+KEEP_PROBE = """async (level) => {
+  const config = await (await fetch('/offline/config.json')).json();
+  const version = `${config.pyodide_version} ${config.bundle}`;
+  const probe = { version, times: [0.8, 1.1], levels: {}, level };
+  localStorage.setItem('twentynine.offline.probe', JSON.stringify(probe));
+}"""
+
+
+@pytest.mark.parametrize(
+    ("level", "bots", "note"),
+    [
+        ("expert", ["meera", "anil", "raju"], None),  # the server's table
+        ("strong", ["meera", "anil", "raju"], "the expert bots can take several seconds"),
+        ("casual", ["meera", "tara", "raju"], "the strong and expert bots"),  # Anil swapped
+    ],
+)
+def test_the_browser_engine_offers_by_default_the_levels_fast_enough_here(
+    page: Page, level: str, bots: list[str], note: str | None
+) -> None:
+    """What the speed probe kept decides the default bots of a game in this browser, and
+    the form says which bots are slow here."""
+    page.route_web_socket("**/ws", lambda ws: ws.close())  # no server: the browser engine
+    page.goto(page.base_url + "/")  # type: ignore[attr-defined]
+    page.wait_for_selector("[data-testid=start-game]")
+    if not page.evaluate("window.twentynine.offline.available()"):
+        _missing("Pyodide is not installed (scripts/ensure-pyodide)")
+    page.evaluate(KEEP_PROBE, level)
+    page.reload()
+    page.wait_for_selector("[data-testid=start-game]")
+    expect(page.locator("[data-testid=engine-browser]")).to_be_checked()
+    assert [page.input_value(f"[data-testid=seat-{s}]") for s in (1, 2, 3)] == bots
+    slow = page.locator("[data-testid=engine-slow]")
+    if note is None:
+        expect(slow).to_have_count(0)
+    else:
+        expect(slow).to_contain_text(note)
+
+
+def test_the_speed_probe_times_the_strong_bot_then_the_expert_and_keeps_the_answer(
+    page: Page,
+) -> None:
+    page.goto(page.base_url + "/")  # type: ignore[attr-defined]
+    page.wait_for_function("() => window.twentynine")
+    if not page.evaluate("window.twentynine.offline.available()"):
+        _missing("Pyodide is not installed (scripts/ensure-pyodide)")
+    page.set_default_timeout(120_000)
+    page.evaluate("window.twentynine.offline.startEngine()")
+    probe = page.evaluate("window.twentynine.offline.probed()")
+    assert probe is not None and probe["level"] in ("casual", "strong", "expert")
+    # the strong bot's first bid and first card of up to three deals
+    assert probe["times"] == probe["levels"]["strong"] and 2 <= len(probe["times"]) <= 6
+    slowest = max(probe["times"])
+    assert (probe["level"] == "casual") == (slowest > 1.5), probe
+    if probe["level"] != "casual" and "expert" in probe["levels"]:
+        assert (probe["level"] == "expert") == (max(probe["levels"]["expert"]) <= 1.5)
+    kept = page.evaluate("JSON.parse(localStorage.getItem('twentynine.offline.probe'))")
+    assert kept == probe

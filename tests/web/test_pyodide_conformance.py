@@ -48,7 +48,8 @@ def test_seeded_games_give_the_same_records_and_verdicts_in_pyodide_and_cpython(
     page.evaluate(
         """async () => {
       const config = await (await fetch('/offline/config.json')).json();
-      const probe = { version: config.pyodide_version, times: [0], level: 'casual' };
+      const version = `${config.pyodide_version} ${config.bundle}`;
+      const probe = { version, times: [0], level: 'casual' };
       localStorage.setItem('twentynine.offline.probe', JSON.stringify(probe));
     }"""
     )

@@ -143,8 +143,10 @@ def measure(
     code = code_for(levels, deals, seed, profile, max_decisions)
     out: dict[str, Any] = {"profile": profile, "deals": deals, "seed": seed, "places": {}}
     for place in places:
+        before = os.getloadavg()[0]
         raw = in_browser(code) if place == "browser" else in_cpython(code)
         out["places"][place] = summarise(raw)
+        out["places"][place]["load"] = [before, os.getloadavg()[0]]
     return out
 
 
@@ -162,7 +164,8 @@ def report(result: dict[str, Any]) -> str:
         "every decision timed now and in the baseline (no node limit)"
     ]
     for place, r in result["places"].items():
-        lines.append(f"  {place} ({r['python']})")
+        load = ", ".join(f"{x:.1f}" for x in r["load"])
+        lines.append(f"  {place} ({r['python']}; load average before, after: {load})")
         for level, variants in r["levels"].items():
             for variant, v in variants.items():
                 lines.append(

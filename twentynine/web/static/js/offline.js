@@ -9,9 +9,14 @@ import { $, h, replace } from "./dom.js";
 import { t } from "./i18n.js";
 
 const GAME_KEY = "twentynine.offline.game"; // {id, token} of the game in this browser
-const PROBE_KEY = "twentynine.offline.probe"; // the strong bot's measured speed here
-const FAST_ENOUGH_S = 1.5; // the strong bot's slowest probed decision, for it to be a default
+const PROBE_KEY = "twentynine.offline.probe"; // the search bots' measured speed here
+const FAST_ENOUGH_S = 1.5; // a level's slowest probed decision, for it to be a default
 const LEVELS = { random: 0, novice: 1, casual: 2, strong: 3, expert: 4 };
+// The levels the probe times, in this order while each is fast enough: the last
+// that is becomes the strongest level offered by default (none: casual).
+const PROBED = ["strong", "expert"];
+// A level whose probe has not answered by then is too slow here (its worker is ended).
+const PROBE_WAIT_MS = 12_000;
 
 let config = null;
 let worker = null;
@@ -252,8 +257,15 @@ export function engineChoice(server) {
     h("h2", {}, t("engine.where")),
     h("div", { role: "radiogroup", "aria-label": t("engine.where") }, option("server"), option("browser")),
     h("p", { class: "help muted" }, t("engine.choice_help")),
-    stored(PROBE_KEY)?.level === "casual" ? h("p", { class: "help muted", dataset: { testid: "engine-slow" } }, t("engine.slow_bots")) : null,
+    slowNote(),
   );
+}
+
+// Which bots this device is too slow for, as the probe found (none said before it has run).
+function slowNote() {
+  const level = stored(PROBE_KEY)?.level;
+  const key = level === "casual" ? "engine.slow_bots" : level === "strong" ? "engine.slow_expert" : null;
+  return key ? h("p", { class: "help muted", dataset: { testid: "engine-slow" } }, t(key)) : null;
 }
 
 // The badge in the top bar: where the engine of this table runs.
@@ -268,18 +280,28 @@ export function showBadge(where) {
 
 // ------------------------------------------------------------------ the default bots here
 
-// The strong bot's speed in this browser, measured once and kept. It runs in
-// a second worker (a few seconds, once), so the game's worker never waits for it.
+// What a kept probe was measured with: Pyodide's version and the package's zip
+// (a new build of the bots may be faster or slower).
+function probeVersion() {
+  return `${config?.pyodide_version} ${config?.bundle}`;
+}
+
+// The search bots' speed in this browser, measured once and kept: the strong
+// bot's heaviest decisions (its first bid and first card of a deal), then, if
+// they are fast enough, the expert's. It runs in a second worker (a few
+// seconds, once), so the game's worker never waits for it. Kept: the times of
+// each level probed (`times`: the strong bot's) and `level`, the strongest
+// level fast enough here ("casual" when the strong bot is not).
 async function probeOnce() {
-  const version = config?.pyodide_version;
+  const version = probeVersion();
   const kept = stored(PROBE_KEY);
   if (kept && kept.version === version) return kept;
   const probe = new Worker("/static/js/engine-worker.js", { type: "module" });
   try {
-    const answer = (kind) =>
+    const answer = (kind, id) =>
       new Promise((resolve, reject) => {
         probe.addEventListener("message", (ev) => {
-          if (ev.data.kind === kind) resolve(ev.data);
+          if (ev.data.kind === kind && (id === undefined || ev.data.id === id)) resolve(ev.data);
           else if (ev.data.kind === "failed") reject(new Error(ev.data.message));
         });
         probe.addEventListener("error", (e) => reject(new Error(e.message || "probe failed")));
@@ -287,12 +309,23 @@ async function probeOnce() {
     const booted = answer("ready");
     probe.postMessage({ kind: "boot", config: { ...config, sizes: {}, role: "probe" } });
     await booted;
-    const result = answer("result");
-    const code = `import json\nfrom twentynine.offline.checks import probe\njson.dumps(probe('strong', stop_above=${FAST_ENOUGH_S}))`;
-    probe.postMessage({ kind: "eval", id: "probe", code });
-    const times = JSON.parse((await result).value);
-    const slowest = Math.max(...times);
-    const measured = { version, times, level: slowest <= FAST_ENOUGH_S ? "strong" : "casual" };
+    const levels = {};
+    let level = "casual";
+    for (const probed of PROBED) {
+      const result = answer("result", probed);
+      const code = `import json\nfrom twentynine.offline.checks import probe\njson.dumps(probe(${JSON.stringify(probed)}, stop_above=${FAST_ENOUGH_S}))`;
+      probe.postMessage({ kind: "eval", id: probed, code });
+      const late = new Promise((resolve) => setTimeout(() => resolve(null), PROBE_WAIT_MS));
+      const answered = await Promise.race([result, late]);
+      if (!answered) break; // still thinking: too slow here
+      if ("error" in answered) throw new Error(answered.error);
+      const times = JSON.parse(answered.value);
+      levels[probed] = times;
+      if (!times.length || Math.max(...times) > FAST_ENOUGH_S) break;
+      level = probed;
+    }
+    if (!levels.strong) return null;
+    const measured = { version, times: levels.strong, levels, level };
     store(PROBE_KEY, measured);
     return measured;
   } catch {
@@ -307,16 +340,16 @@ export function probed() {
   return probing || Promise.resolve(stored(PROBE_KEY));
 }
 
-// The server's default bots, or for the browser engine of a slow device the
-// casual characters instead of the strong ones.
+// The server's default bots, or for the browser engine the characters of the
+// levels fast enough on this device (the probe's `level`; casual until it is
+// known) instead of the stronger ones.
 // A bot that is swapped takes the strongest quick character not already at the
 // table, so no name sits at two seats.
 export function defaultBots(meta, where) {
   if (where !== "browser") return meta.default_bots;
-  const kept = stored(PROBE_KEY);
-  if (kept?.level === "strong") return meta.default_bots;
+  const fastest = LEVELS[stored(PROBE_KEY)?.level] ?? LEVELS.casual;
   const level = (id) => LEVELS[meta.characters.find((c) => c.id === id)?.level] ?? 0;
-  const quick = (id) => level(id) <= LEVELS.casual;
+  const quick = (id) => level(id) <= Math.max(fastest, LEVELS.casual);
   const taken = new Set(meta.default_bots.filter(quick));
   const spare = meta.characters
     .filter((c) => quick(c.id) && !taken.has(c.id))
