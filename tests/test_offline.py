@@ -37,7 +37,7 @@ from twentynine.server.game import Game
 from twentynine.server.pair import could_open, masked
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import Change, StoredReply, StoreError, UnknownGame, hash_token
-from twentynine.solver import Solver
+from twentynine.solver import Solver, numba_available
 from twentynine.web.app import create_app, pyodide_version
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -357,6 +357,11 @@ def test_the_pyodide_benchmark_runs_on_a_tiny_input_in_cpython(
     rows = raw["levels"]["casual"]
     assert len(rows["baseline"]) == len(rows["now"]) == 5
     assert pyodide.summarise(raw)["levels"]["casual"]["now"]["all"]["n"] == 5
+    if numba_available():  # the compiled kernel stands in for the plain one
+        assert pyodide.main(["--where", "", "--levels", "strong", "--strength", "1"]) == 0
+        out = capsys.readouterr().out
+        assert "strong vs strong:baseline" in out and "strong vs strong:server" in out
+        assert "strong vs casual" in out
 
 
 # ---------------------------------------------------------------------- what the app serves

@@ -20,6 +20,14 @@ whole deal is still to solve), plus the solver's nodes per second there.
 
 The browser part needs the test extra (playwright), chromium and Pyodide's
 files (``scripts/ensure-chromium``, ``scripts/ensure-pyodide``).
+
+``--strength N`` also plays N duplicate deals (``services.arena``) between each
+level as it plays in the browser and the same level in the baseline, on the
+server (the compiled kernel, no limit) and ``casual`` (what a slow device gets).
+The browser's decisions depend only on the solver's node counts, which the
+compiled kernel gives exactly as the plain one does, so these games run with
+the compiled kernel standing in for the plain one: the same decisions, fast.
+Needs numba.
 """
 
 from __future__ import annotations
@@ -150,6 +158,63 @@ def measure(
     return out
 
 
+OPPONENTS = ("baseline", "server", "casual")
+
+
+def _as_played(spec: str, seed: int) -> Any:
+    """A bot for the strength games: ``level`` as in the browser, ``level:baseline``,
+    ``level:server``, or another level as it is; no wall clock (repeatable)."""
+    from ..bots import make_bot
+    from ..bots.solving import solver
+
+    level, _, variant = spec.partition(":")
+    bot: Any = make_bot(level, seed=seed)
+    if hasattr(bot, "wall_guard"):
+        bot.wall_guard = None
+    if variant == "baseline":
+        bot.pure_node_limit = None
+    elif variant == "server":
+        plain = bot.act
+
+        def act(obs: Any, budget: float | None = None) -> Any:
+            s = solver()
+            s.compiled = True  # the stand-in decides as the compiled kernel does
+            try:
+                return plain(obs, budget)
+            finally:
+                s.compiled = False
+
+        bot.act = act
+    return bot
+
+
+def strength(levels: list[str], deals: int, seed: int, profile: str) -> list[dict[str, Any]]:
+    """Duplicate deals between each level as in the browser and its ``OPPONENTS``."""
+    from ..bots.solving import use_solver
+    from ..game.rules import PROFILES
+    from ..services.arena import play_board, summarise
+    from ..solver import Solver, numba_available
+
+    if not numba_available():
+        raise RuntimeError("--strength needs numba (the compiled kernel stands in for the plain)")
+    stand_in = Solver("numba")
+    stand_in.compiled = False  # the bots decide as with the plain kernel: the same nodes
+    saved = use_solver(stand_in)
+    out = []
+    try:
+        for level in levels:
+            for other in OPPONENTS:
+                b = other if other == "casual" else f"{level}:{other}"
+                boards = [
+                    play_board(PROFILES[profile], level, b, i, seed, _as_played)
+                    for i in range(deals)
+                ]
+                out.append(summarise(level, b, boards).to_json())
+    finally:
+        use_solver(saved)
+    return out
+
+
 def _line(name: str, s: dict[str, float]) -> str:
     return (
         f"{name} {s['n']:>4}: median {s['median_ms']:7.1f} ms, p95 {s['p95_ms']:7.0f} ms, "
@@ -173,6 +238,15 @@ def report(result: dict[str, Any]) -> str:
                     f"{_line('first trick', v['first_trick'])} | "
                     f"{v['nodes_per_s'] / 1000:.0f} k nodes/s"
                 )
+    if result.get("strength"):
+        lines.append(
+            f"  strength: {result['strength'][0]['deals']} duplicate deals each, game points per "
+            "deal A - B (95% interval); A plays as in the browser"
+        )
+        for m in result["strength"]:
+            low, high = m["ci95"]
+            interval = f"({low:+.3f} .. {high:+.3f})"
+            lines.append(f"    {m['a']} vs {m['b']:<16} {m['mean']:+.3f} {interval}")
     return "\n".join(lines)
 
 
@@ -184,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=29)
     p.add_argument("--profile", default="pagat")
     p.add_argument("--max-decisions", type=int, default=None, help="turns timed per deal")
+    p.add_argument("--strength", type=int, default=0, metavar="N", help="duplicate deals")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = p.parse_args(argv)
     places = [w for w in args.where.split(",") if w]
@@ -199,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"profiles are: {', '.join(PROFILES)}")
     try:
         result = measure(places, levels, args.deals, args.seed, args.profile, args.max_decisions)
+        if args.strength:
+            result["strength"] = strength(levels, args.strength, args.seed, args.profile)
     except (ImportError, RuntimeError) as e:
         print(f"twentynine bench pyodide: {e}", file=sys.stderr)
         return 2
