@@ -62,6 +62,9 @@ FEATURES = (
     "position_3",
 )
 SIMULATED_DEALS = 24  # deals solved for a doubling decision
+# Fewer solved before the decision's nodes ran out (the plain-Python kernel of the
+# browser, about three there): too few to go by, so the casual player decides.
+MIN_SIMULATED_DEALS = 8
 
 
 def features(hand: int, trump: int, position: int) -> list[float]:
@@ -195,7 +198,7 @@ class BiddingModel:
         goal = goal_of(obs)
         made = total = 0.0
         s = solver()
-        for _ in range(SIMULATED_DEALS):
+        for solved in range(SIMULATED_DEALS):  # deals solved before this one
             try:
                 world = bot.sample(obs, know, rng)
             except Impossible:
@@ -205,6 +208,8 @@ class BiddingModel:
             try:
                 reached = s.outcome(pos, goal) == Outcome.REACHED
             except OutOfNodes:  # the decision's nodes are spent (the plain-Python kernel)
+                if solved < MIN_SIMULATED_DEALS:
+                    return bot.casual.decide(obs, rng, None)
                 break
             total += w
             if reached:
