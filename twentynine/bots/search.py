@@ -36,10 +36,10 @@ NODES_PER_SECOND = 10_000_000
 PURE_NODES_PER_SECOND = 100_000
 WALL_GUARD = 4.0
 # With the plain-Python kernel (the browser: Pyodide has no numba) one decision
-# searches at most this many nodes whatever its budget, about a second there
-# (0.1 M nodes/s): the worlds solved by then decide. A count of nodes, not the
-# clock, so the decision stays the same for the same seed and observation.
-PURE_NODE_LIMIT = 100_000
+# searches at most this many nodes whatever its budget, under a second there
+# (about 0.1 M nodes/s): the worlds solved by then decide. A count of nodes, not
+# the clock, so the decision stays the same for the same seed and observation.
+PURE_NODE_LIMIT = 80_000
 
 
 def trump_scores(hand: int) -> list[float]:
