@@ -223,11 +223,12 @@ def _line(name: str, s: dict[str, float]) -> str:
 
 
 def report(result: dict[str, Any]) -> str:
-    lines = [
-        f"search bots with the plain-Python solver, profile {result['profile']}, "
-        f"{result['deals']} deals from seed {result['seed']} (played by casual bots), "
-        "every decision timed now and in the baseline (no node limit)"
-    ]
+    lines = [f"search bots with the plain-Python solver, profile {result['profile']}"]
+    if result["places"]:
+        lines[0] += (
+            f", {result['deals']} deals from seed {result['seed']} (played by casual bots), "
+            "every decision timed now and in the baseline (no node limit)"
+        )
     for place, r in result["places"].items():
         load = ", ".join(f"{x:.1f}" for x in r["load"])
         lines.append(f"  {place} ({r['python']}; load average before, after: {load})")

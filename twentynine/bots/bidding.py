@@ -63,7 +63,7 @@ FEATURES = (
 )
 SIMULATED_DEALS = 24  # deals solved for a doubling decision
 # Fewer solved before the decision's nodes ran out (the plain-Python kernel of the
-# browser, about three there): too few to go by, so the casual player decides.
+# browser, two or three there): too few to go by, so the casual player decides.
 MIN_SIMULATED_DEALS = 8
 
 
