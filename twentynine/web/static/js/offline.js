@@ -15,8 +15,9 @@ const LEVELS = { random: 0, novice: 1, casual: 2, strong: 3, expert: 4 };
 // The levels the probe times, in this order while each is fast enough: the last
 // that is becomes the strongest level offered by default (none: casual).
 const PROBED = ["strong", "expert"];
-// A level whose probe has not answered by then is too slow here (its worker is ended).
-const PROBE_WAIT_MS = 12_000;
+// A level whose probe has not answered by then is too slow here (its worker is
+// ended): a fast one answers within its 4 s cap plus one decision.
+const PROBE_WAIT_MS = 8_000;
 
 let config = null;
 let worker = null;
