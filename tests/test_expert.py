@@ -209,3 +209,20 @@ def test_contracts_benchmark_scores_a_contract_by_its_solution():
     assert all(c.result in (-1, 0, 1) and c.stake == 1 for c in board.contracts)
     with pytest.raises(SystemExit):
         main(["casual", "nobody"])
+
+
+def test_without_the_compiled_solver_the_expert_bids_by_the_model_as_expert_v1():
+    """Solving whole deals at bid time takes seconds in plain Python (the browser)."""
+    from twentynine.bots.solving import use_solver
+    from twentynine.solver import Solver
+
+    rules = PROFILES["bhoos"]
+    old = use_solver(Solver("pure"))
+    try:
+        for seed in range(6):
+            deal = Deal(rules, seed % 4, deal_hands(seed, seed % 4, rules.clockwise))
+            obs = observe_deal(deal, deal.to_act)
+            mine = deterministic("expert", seed).act(obs)
+            assert mine == deterministic("expert-v1", seed).act(obs)
+    finally:
+        use_solver(old)
