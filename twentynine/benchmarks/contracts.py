@@ -24,12 +24,13 @@ import time
 from dataclasses import dataclass, field
 
 from ..bots import LEVELS, make_bot
+from ..bots.contract import contract_goal, opening_position
 from ..game.cards import mask_of
 from ..game.dealing import deal_hands, derive_seed
-from ..game.engine import MULTIPLIER, OVER, Deal, contract_stake, lowered_target, raised_target
+from ..game.engine import MULTIPLIER, OVER, Deal, contract_stake
 from ..game.observation import observe_deal
 from ..game.rules import PROFILES, Rules, parse_assignments, resolve
-from ..solver import Goal, Position
+from ..services.arena import run_jobs
 from ..solver import outcome as solve_outcome
 
 Z95 = 1.959963984540054
@@ -54,24 +55,9 @@ class Board:
 def solved_result(deal: Deal) -> int:
     """The contract's outcome with perfect play, all hands known, from the first lead."""
     rules = deal.rules
-    bid = deal.bid
-    pos = Position(
-        hands=(
-            mask_of(deal.hands[0]),
-            mask_of(deal.hands[1]),
-            mask_of(deal.hands[2]),
-            mask_of(deal.hands[3]),
-        ),
-        leader=rules.next_seat(deal.dealer),
-        trump=deal.trump,
-        revealed=False,
-        reveal=rules.reveal,  # type: ignore[arg-type]
-        unrevealed=rules.unrevealed,  # type: ignore[arg-type]
-        last_trick_point=rules.last_trick_point,
-        pair_pending=rules.pair != "off",
-        clockwise=rules.clockwise,
-    )
-    goal = Goal(deal.bidder & 1, bid, lowered_target(rules, bid), raised_target(rules, bid))
+    hands = [mask_of(h) for h in deal.hands]
+    pos = opening_position(rules, deal.dealer, hands, deal.trump)
+    goal = contract_goal(rules, deal.bidder, deal.bid)
     return int(solve_outcome(pos, goal))
 
 
@@ -108,13 +94,7 @@ def _job(args: tuple[Rules, str, str, int, int]) -> Board:
 
 
 def run(rules: Rules, a: str, b: str, deals: int, seed: int, jobs: int = 1) -> list[Board]:
-    work = [(rules, a, b, n, seed) for n in range(deals)]
-    if jobs <= 1:
-        return [_job(w) for w in work]
-    import multiprocessing as mp
-
-    with mp.get_context("fork").Pool(jobs) as pool:
-        return list(pool.imap_unordered(_job, work, chunksize=max(1, deals // (jobs * 20))))
+    return list(run_jobs(_job, [(rules, a, b, n, seed) for n in range(deals)], jobs))
 
 
 def report(a: str, b: str, boards: list[Board]) -> str:

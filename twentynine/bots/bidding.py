@@ -161,7 +161,7 @@ class BiddingModel:
         if BID in k:
             return self.bid(obs, hand, bot)
         if TRUMP in k:
-            pos = _position(obs, obs.seat or 0)
+            pos = place_of(obs, obs.seat or 0)
             suit, _ = self.best_trump(hand, pos)
             a = find(obs, TRUMP, suit)
             assert a is not None
@@ -179,7 +179,7 @@ class BiddingModel:
         bids = sorted((a for a in obs.legal if a.kind == BID), key=lambda a: a.value or 0)
         if not bids:
             return pass_action(obs)
-        pos = _position(obs, seat)
+        pos = place_of(obs, seat)
         suit, _ = self.best_trump(hand, pos)
         need = 0.5 + bot.style.boldness
         standing = max((b for _, b in obs.auction), default=0)
@@ -204,7 +204,7 @@ class BiddingModel:
             except Impossible:
                 break
             w = bot.weight(obs, know, world)
-            pos = position_of(obs, world, leader=_leader_seat(obs))
+            pos = position_of(obs, world, leader=first_leader(obs))
             try:
                 reached = s.outcome(pos, goal) == Outcome.REACHED
             except OutOfNodes:  # the decision's nodes are spent (the plain-Python kernel)
@@ -227,17 +227,34 @@ class BiddingModel:
         return pass_action(obs)
 
 
-def _leader_seat(obs: Observation) -> int:
+def first_leader(obs: Observation) -> int:
+    """The seat that leads the first trick (the one after the dealer)."""
     return obs.rules.next_seat(obs.dealer)
 
 
-def _position(obs: Observation, seat: int) -> int:
+def place_of(obs: Observation, seat: int) -> int:
     """Steps from the first leader to ``seat`` in the order of play."""
-    s, steps = _leader_seat(obs), 0
+    s, steps = first_leader(obs), 0
     while s != seat:
         s = obs.rules.next_seat(s)
         steps += 1
     return steps
+
+
+def calls_by_seat(obs: Observation) -> dict[int, tuple[int, int]]:
+    """Per seat that spoke: (the highest bid it made or 0, the standing bid when it
+    last passed or -1), what ``BiddingModel.auction_likelihood`` weighs."""
+    highest: dict[int, int] = {}
+    passed_at: dict[int, int] = {}
+    standing = 0
+    for seat, bid in obs.auction:
+        if bid:
+            highest[seat] = max(highest.get(seat, 0), bid)
+            standing = bid
+        else:
+            passed_at[seat] = standing
+            highest.setdefault(seat, 0)
+    return {s: (highest[s], passed_at.get(s, -1)) for s in highest}
 
 
 def heuristic_model() -> BiddingModel:
@@ -267,4 +284,13 @@ def default_model() -> BiddingModel:
     return BiddingModel(tuple(data["coefficients"]), tuple(data["spread"]), "fitted")
 
 
-__all__ = ["FEATURES", "BiddingModel", "default_model", "estimate_team_points", "features"]
+__all__ = [
+    "FEATURES",
+    "BiddingModel",
+    "calls_by_seat",
+    "default_model",
+    "estimate_team_points",
+    "features",
+    "first_leader",
+    "place_of",
+]

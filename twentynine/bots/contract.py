@@ -16,15 +16,16 @@ Only the seat's own cards and the public auction go in: see ``AuctionWorld``.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..game.actions import BID, PASS, SEVENTH, TRUMP, Action
 from ..game.cards import FULL_DECK, mask_of
 from ..game.engine import contract_stake, lowered_target, raised_target
 from ..game.observation import Observation
+from ..game.rules import Rules
 from ..solver import Goal, Position
-from .bidding import BiddingModel
+from .bidding import BiddingModel, calls_by_seat, place_of
 from .heuristic import find, pass_action
 from .solving import solver
 
@@ -70,32 +71,25 @@ def auction_world(obs: Observation, rng: random.Random) -> AuctionWorld:
     )
 
 
-def first_leader(obs: Observation) -> int:
-    return obs.rules.next_seat(obs.dealer)
+def opening_position(rules: Rules, dealer: int, hands: Sequence[int], trump: int) -> Position:
+    """A whole deal before the first lead, for the solver: trumps hidden, the pair
+    still to come where the rules have it."""
+    return Position(
+        hands=(hands[0], hands[1], hands[2], hands[3]),
+        leader=rules.next_seat(dealer),
+        trump=trump,
+        revealed=False,
+        reveal=rules.reveal,  # type: ignore[arg-type]
+        unrevealed=rules.unrevealed,  # type: ignore[arg-type]
+        last_trick_point=rules.last_trick_point,
+        pair_pending=rules.pair != "off",
+        clockwise=rules.clockwise,
+    )
 
 
-def place_of(obs: Observation, seat: int) -> int:
-    """Steps from the first leader to ``seat`` in the order of play."""
-    s, steps = first_leader(obs), 0
-    while s != seat:
-        s = obs.rules.next_seat(s)
-        steps += 1
-    return steps
-
-
-def calls_by_seat(obs: Observation) -> dict[int, tuple[int, int]]:
-    """Per seat: (highest bid it made or 0, the standing bid when it last passed or -1)."""
-    highest: dict[int, int] = {}
-    passed_at: dict[int, int] = {}
-    standing = 0
-    for seat, bid in obs.auction:
-        if bid:
-            highest[seat] = max(highest.get(seat, 0), bid)
-            standing = bid
-        else:
-            passed_at[seat] = standing
-            highest.setdefault(seat, 0)
-    return {s: (highest[s], passed_at.get(s, -1)) for s in highest}
+def contract_goal(rules: Rules, bidder: int, bid: int) -> Goal:
+    """What the bidder's side plays for with ``bid``, a pair of either side included."""
+    return Goal(bidder & 1, bid, lowered_target(rules, bid), raised_target(rules, bid))
 
 
 class ContractJudge:
@@ -131,19 +125,8 @@ class ContractJudge:
         if found is not None:
             return found
         rules = self.obs.rules
-        world = self.worlds[index]
-        pos = Position(
-            hands=world.hands,
-            leader=first_leader(self.obs),
-            trump=trump,
-            revealed=False,
-            reveal=rules.reveal,  # type: ignore[arg-type]
-            unrevealed=rules.unrevealed,  # type: ignore[arg-type]
-            last_trick_point=rules.last_trick_point,
-            pair_pending=rules.pair != "off",
-            clockwise=rules.clockwise,
-        )
-        goal = Goal(bidder & 1, bid, lowered_target(rules, bid), raised_target(rules, bid))
+        pos = opening_position(rules, self.obs.dealer, self.worlds[index].hands, trump)
+        goal = contract_goal(rules, bidder, bid)
         value = int(solver().outcome(pos, goal))
         self._cache[key] = value
         return value
@@ -251,7 +234,8 @@ __all__ = [
     "AuctionWorld",
     "ContractJudge",
     "auction_world",
-    "calls_by_seat",
+    "contract_goal",
+    "opening_position",
     "simulated_bid",
     "simulated_trump",
 ]

@@ -21,6 +21,7 @@ import random
 from ..game.actions import Action
 from ..game.cards import POINTS, SUIT_MASK
 from ..game.observation import Observation
+from .bidding import calls_by_seat, place_of
 from .knowledge import Knowledge, analyse
 from .sampling import Impossible, World, deal_world
 from .search import StrongBot
@@ -75,7 +76,7 @@ class ExpertV1Bot(StrongBot):
 
     def trump_odds(self, obs: Observation, first_batch: int) -> list[float]:
         assert obs.bidder is not None
-        values = self.model.suit_values(first_batch, _position(obs, obs.bidder))
+        values = self.model.suit_values(first_batch, place_of(obs, obs.bidder))
         top = max(values)
         return [math.exp((v - top) / self.temperature) for v in values]
 
@@ -85,9 +86,9 @@ class ExpertV1Bot(StrongBot):
         if world.first is None:
             return 1.0
         w = 1.0
-        for seat, call in _auction_by_seat(obs).items():
+        for seat, call in calls_by_seat(obs).items():
             if seat != obs.seat:
-                pos = _position(obs, seat)
+                pos = place_of(obs, seat)
                 w *= self.model.auction_likelihood(world.first[seat], call, obs.rules, pos)
         if know.trump is not None and obs.bidder != obs.seat and not obs.seventh:
             assert world.trump is not None
@@ -109,30 +110,6 @@ class ExpertV1Bot(StrongBot):
         # A lead of more than three standard errors after a fair number of worlds.
         gap = (ranked[0] - ranked[1]) / weight_sum
         return worlds >= 24 and gap > 3.0 / math.sqrt(worlds)
-
-
-def _auction_by_seat(obs: Observation) -> dict[int, tuple[int, int]]:
-    """Per seat: (highest bid it made or 0, the standing bid when it last passed)."""
-    highest: dict[int, int] = {}
-    passed_at: dict[int, int] = {}
-    standing = 0
-    for seat, bid in obs.auction:
-        if bid:
-            highest[seat] = max(highest.get(seat, 0), bid)
-            standing = bid
-        else:
-            passed_at[seat] = standing
-            highest.setdefault(seat, 0)
-    return {s: (highest[s], passed_at.get(s, -1)) for s in highest}
-
-
-def _position(obs: Observation, seat: int) -> int:
-    """Steps from the first leader of the deal to ``seat`` in the order of play."""
-    s, steps = obs.rules.next_seat(obs.dealer), 0
-    while s != seat:
-        s = obs.rules.next_seat(s)
-        steps += 1
-    return steps
 
 
 def _discard_likelihood(obs: Observation, know: Knowledge, world: World) -> float:

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..bots import make_bot
 from ..bots.base import Bot
@@ -26,6 +26,8 @@ from ..game.observation import observe_deal
 from ..game.rules import Rules
 from .protocols.fault import BotFault
 
+W = TypeVar("W")
+R = TypeVar("R")
 Z95 = 1.959963984540054
 ELO_SCALE = 400.0
 
@@ -279,20 +281,25 @@ def _board_job(args: tuple[Rules, str, str, int, int]) -> BoardResult:
     return play_board(rules, a, b, deal_no, seed)
 
 
-def run_boards(
-    rules: Rules, a: str, b: str, deals: int, seed: int, jobs: int = 1
-) -> Iterator[BoardResult]:
-    """Yield board results as they finish (in any order when ``jobs`` > 1)."""
-    work = [(rules, a, b, i, seed) for i in range(deals)]
+def run_jobs(job: Callable[[W], R], work: list[W], jobs: int = 1) -> Iterator[R]:
+    """``job`` of each work item, yielded as they finish: in order in this process
+    with ``jobs`` <= 1, else in any order from a pool of ``jobs`` worker processes."""
     if jobs <= 1:
         for w in work:
-            yield _board_job(w)
+            yield job(w)
         return
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn" if os.name == "nt" else "fork")
     with ctx.Pool(jobs) as pool:
-        yield from pool.imap_unordered(_board_job, work, chunksize=max(1, deals // (jobs * 20)))
+        yield from pool.imap_unordered(job, work, chunksize=max(1, len(work) // (jobs * 20)))
+
+
+def run_boards(
+    rules: Rules, a: str, b: str, deals: int, seed: int, jobs: int = 1
+) -> Iterator[BoardResult]:
+    """Yield board results as they finish (in any order when ``jobs`` > 1)."""
+    return run_jobs(_board_job, [(rules, a, b, i, seed) for i in range(deals)], jobs)
 
 
 def write_outputs(summary: Summary, boards: list[BoardResult], out: Path) -> None:

@@ -22,7 +22,6 @@ figures repeat).
 from __future__ import annotations
 
 import math
-import os
 import random
 import statistics
 from collections.abc import Callable, Iterator, Sequence
@@ -33,7 +32,16 @@ from ..bots import LEVELS
 from ..bots.base import Bot
 from ..bots.characters import BY_ID, character
 from ..game.rules import Rules
-from .arena import ELO_SCALE, BoardResult, Summary, default_factory, is_url, play_board, summarise
+from .arena import (
+    ELO_SCALE,
+    BoardResult,
+    Summary,
+    default_factory,
+    is_url,
+    play_board,
+    run_jobs,
+    summarise,
+)
 
 RESAMPLES = 200
 FEW_DEALS = 20  # below this many deals a pair, the table says its intervals say little
@@ -115,16 +123,7 @@ def run_ladder(
         for k, (a, b) in enumerate(pairs_of(players))
         for deal_no in range(deals)
     ]
-    if jobs <= 1:
-        for w in work:
-            yield _job(w)
-        return
-    import multiprocessing as mp
-
-    ctx = mp.get_context("spawn" if os.name == "nt" else "fork")
-    with ctx.Pool(jobs) as pool:
-        chunk = max(1, len(work) // (jobs * 20))
-        yield from pool.imap_unordered(_job, work, chunksize=chunk)
+    yield from run_jobs(_job, work, jobs)
 
 
 # ------------------------------------------------------------------ the fit
