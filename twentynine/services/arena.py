@@ -206,6 +206,18 @@ def _elo(score: float) -> float | None:
     return -ELO_SCALE * math.log10(1 / score - 1)
 
 
+def decision_ms(xs: list[float]) -> dict[str, float]:
+    """Median and 95th percentile of decision times given in seconds, in milliseconds."""
+    if not xs:
+        return {"median": 0.0, "p95": 0.0, "decisions": 0}
+    s = sorted(xs)
+    return {
+        "median": statistics.median(s) * 1000,
+        "p95": s[min(len(s) - 1, int(0.95 * len(s)))] * 1000,
+        "decisions": len(s),
+    }
+
+
 def summarise(a: str, b: str, boards: list[BoardResult]) -> Summary:
     boards = sorted(boards, key=lambda x: x.deal)
     diffs = [x.a_minus_b() for x in boards]
@@ -240,16 +252,6 @@ def summarise(a: str, b: str, boards: list[BoardResult]) -> Summary:
     def rate(xs: list[bool]) -> float | None:
         return sum(xs) / len(xs) if xs else None
 
-    def ms(xs: list[float]) -> dict[str, float]:
-        if not xs:
-            return {"median": 0.0, "p95": 0.0, "decisions": 0}
-        s = sorted(xs)
-        return {
-            "median": statistics.median(s) * 1000,
-            "p95": s[min(len(s) - 1, int(0.95 * len(s)))] * 1000,
-            "decisions": len(s),
-        }
-
     running, total = [], 0.0
     for d in diffs:
         total += d
@@ -269,7 +271,7 @@ def summarise(a: str, b: str, boards: list[BoardResult]) -> Summary:
             k: statistics.fmean(abs(x) for x in v) if v else None for k, v in margin.items()
         },
         contracts={k: len(v) for k, v in made.items()},
-        decision_ms={k: ms(v) for k, v in times.items()},
+        decision_ms={k: decision_ms(v) for k, v in times.items()},
         running=running,
         forfeits=forfeits,
         faults=faults,

@@ -36,6 +36,7 @@ from .arena import (
     ELO_SCALE,
     BoardResult,
     Summary,
+    decision_ms,
     default_factory,
     is_url,
     play_board,
@@ -351,17 +352,6 @@ def finite(value: Any) -> Any:
     return value
 
 
-def _ms(xs: list[float]) -> dict[str, float]:
-    if not xs:
-        return {"median": 0.0, "p95": 0.0, "decisions": 0}
-    s = sorted(xs)
-    return {
-        "median": statistics.median(s) * 1000,
-        "p95": s[min(len(s) - 1, int(0.95 * len(s)))] * 1000,
-        "decisions": len(s),
-    }
-
-
 def rate(
     players: Sequence[str],
     boards: dict[int, list[BoardResult]],
@@ -398,7 +388,7 @@ def rate(
             boards=len(diffs[p]),
             score=sum(board_score(d) for d in diffs[p]),
             points=statistics.fmean(diffs[p]) if diffs[p] else None,
-            decision_ms=_ms(times[p]),
+            decision_ms=decision_ms(times[p]),
             connected=i in result.connected,
         )
         for i, p in enumerate(players)
