@@ -187,6 +187,13 @@ def _parser() -> argparse.ArgumentParser:
         " ~/.local/share/twentynine/games.sqlite3)",
     )
 
+    s.add_argument(
+        "--redis",
+        metavar="URL",
+        help="be one of many server processes sharing this Redis (redis://HOST:PORT/DB)"
+        " and the PostgreSQL of --db (default: $TWENTYNINE_REDIS, else this process alone)",
+    )
+
     bs = add("bot-serve", "Serve one of our bots over the bot-contest HTTP protocol (BHOOS.md).")
     bs.add_argument("--level", default="expert", help="random, novice, casual, strong, expert")
     bs.add_argument("--host", default="127.0.0.1")
@@ -448,7 +455,7 @@ def cmd_bot_serve(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from ..web.app import serve
 
-    return serve(args.host, args.port, open_browser=args.open, db=args.db)
+    return serve(args.host, args.port, open_browser=args.open, db=args.db, redis=args.redis)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

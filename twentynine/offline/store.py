@@ -309,6 +309,9 @@ class BrowserStore:
     def rooms(self) -> list[tuple[str, dict[str, Any], str | None]]:
         return []
 
+    def room(self, code: str) -> tuple[dict[str, Any], str | None] | None:
+        return None
+
     def drop_room(self, code: str) -> None:
         pass
 

@@ -32,6 +32,9 @@ class ServerConfig:
     idle_seconds: float = 6 * 3600
     warm_up: bool = True
     db: str | None = None  # where games are kept (path or URL); None: in memory only
+    # Redis shared with the other server processes (``cluster``); None: this process alone
+    redis: str | None = None
+    lease_seconds: float = 2.0  # how long a dead process's tables wait before a takeover
     trick_pause: float = 1.5  # seconds a finished trick stays on a room's table
     # seconds a room waits after a trick that could open a pair window (``pair``)
     pair_pause: float = 4.0
@@ -47,6 +50,8 @@ class ServerConfig:
             bot_workers=max(0, _env_int("TWENTYNINE_BOT_WORKERS", min(2, cpus))),
             max_games=max(1, _env_int("TWENTYNINE_MAX_GAMES", 200)),
             db=os.environ.get("TWENTYNINE_DB") or None,
+            redis=os.environ.get("TWENTYNINE_REDIS") or None,
+            lease_seconds=max(200, _env_int("TWENTYNINE_LEASE_MS", 2000)) / 1000,
             trick_pause=max(0, _env_int("TWENTYNINE_TRICK_PAUSE_MS", 1500)) / 1000,
             pair_pause=max(0, _env_int("TWENTYNINE_PAIR_PAUSE_MS", 4000)) / 1000,
             bot_hosts=AllowList.parse(os.environ.get(BOT_HOSTS_ENV)),  # ValueError if malformed

@@ -22,6 +22,7 @@ from ..game.actions import Action, ActionError
 from ..game.engine import IllegalAction
 from . import protocol as P
 from .botpool import BotPool
+from .cluster.leases import GAME, ROOM, NoLeases
 from .config import PACES, ServerConfig
 from .durable import Replies
 from .forfeit import stored_forfeit
@@ -59,11 +60,21 @@ class Lobby:
         self.guard = Guard(self.config.limits)
         # connections a room's start moved into its game (their handlers learn it here)
         self.moved: weakref.WeakKeyDictionary[Connection, GameSession] = weakref.WeakKeyDictionary()
+        # which games and rooms are this process's (``cluster``: many processes share the
+        # store; alone, everything is)
+        self.leases: Any = NoLeases()
+        self.cluster: Any = None
+
+    @property
+    def shared(self) -> bool:
+        """One of many processes on one store: tables are claimed, not all restored at start."""
+        return self.cluster is not None
 
     def start(self) -> None:
         if self.config.warm_up and self.config.bot_workers > 0:
             self.pool.warm_up()
-        self.restore_all()
+        if not self.shared:  # (shared: each table is rebuilt by the process first asked for it)
+            self.restore_all()
 
     def close(self) -> None:
         for s in self.sessions.values():
@@ -201,6 +212,27 @@ class Lobby:
             if task is not None:
                 task.cancel()
         del self.sessions[session.ident]
+        self.leases.drop(GAME, session.ident)
+
+    def lost(self, kind: str, key: str) -> None:
+        """Another process serves this game or room now (this one's lease ran out): stop
+        serving it, and send its clients to reconnect (they find it there)."""
+        if kind == GAME:
+            session = self.sessions.get(key)
+            if session is None:
+                return
+            clients = list(session.clients)
+            for task in (session.driver, session.timer):
+                if task is not None:
+                    task.cancel()
+            del self.sessions[key]
+        else:
+            clients = list(self.room_clients.pop(key, {}))
+            self.rooms.pop(key, None)
+        for conn in clients:
+            drop = getattr(conn, "drop", None)
+            if drop is not None:
+                drop("the game moved to another server: reconnect")
 
     def create(
         self,
@@ -232,7 +264,24 @@ class Lobby:
                 log.error("game %s could not be saved: %s", ident, e)
                 raise GameError("the server cannot save games now; try again later") from None
         self.sessions[ident] = session
+        self.leases.hold(GAME, ident)
         return session
+
+    async def answer(
+        self, conn: Connection, current: GameSession | None, msg: P.Message
+    ) -> GameSession | None:
+        """``dispatch``, with what goes wrong told to the client (by the message's id)."""
+        version = current.version if current is not None else 0
+        try:
+            return await self.dispatch(conn, current, msg)
+        except P.ProtocolError as e:
+            deliver(conn, P.error(e.code, str(e), e.ident or msg.id, version, e.reason, e.params))
+        except Exception:  # a bug must not end the connection, nor the server
+            log.exception("error handling a message")
+            deliver(
+                conn, P.error("server_error", "the server failed on this message", msg.id, version)
+            )
+        return current
 
     async def dispatch(
         self, conn: Connection, current: GameSession | None, msg: P.Message
@@ -244,7 +293,7 @@ class Lobby:
             deliver(conn, {"type": "pong", "v": current.version if current else 0})
             return current
         if msg.type in ("create", "join"):
-            session, seats = self._open(conn, msg)
+            session, seats = await self._open(conn, msg)
             self._leave_rooms(conn)
             if current is not None and current is not session:
                 current.detach(conn)
@@ -265,7 +314,7 @@ class Lobby:
         await current.handle(conn, msg)
         return current
 
-    def _open(self, conn: Connection, msg: P.Message) -> tuple[GameSession, tuple[int, ...]]:
+    async def _open(self, conn: Connection, msg: P.Message) -> tuple[GameSession, tuple[int, ...]]:
         if msg.type == "create":
             assert msg.id is not None
             mine = self.created.setdefault(conn, {})
@@ -295,7 +344,7 @@ class Lobby:
             return session, session.human_seats
         found: GameSession | None = self.sessions.get(msg.body["game"])
         if found is None:
-            found = self._recall(msg.body["game"])
+            found = await self._recall(msg.body["game"], msg.id)
         if found is None:
             raise P.ProtocolError(
                 P.NOT_FOUND, "this game is no longer on the server; start a new one", msg.id
@@ -305,17 +354,29 @@ class Lobby:
             raise P.ProtocolError(P.FORBIDDEN, "wrong token for this game", msg.id)
         return found, seats
 
-    def _recall(self, ident: str) -> GameSession | None:
-        """A stored game this lobby forgot (idle, or beyond ``max_games`` at start)."""
+    async def _recall(self, ident: str, msg_id: str | None = None) -> GameSession | None:
+        """A stored game this lobby forgot (idle, or beyond ``max_games`` at start), or,
+        one of many processes, one that no process serves now."""
         if self.store is None:
             return None
+        if not await self.leases.claim(GAME, ident):
+            raise P.ProtocolError(
+                P.UNAVAILABLE,
+                "this game is moving to another server: try again in a moment",
+                msg_id,
+                "moving",
+            )
         try:
             session = self.restore(ident)
         except UnknownGame:
+            self.leases.drop(GAME, ident)
             return None
         except (StoreError, SetupError, GameError, IllegalAction, ActionError) as e:
             log.info("game %s cannot be restored: %s", ident, e)
+            self.leases.drop(GAME, ident)
             return None
+        if ident in self.sessions:  # rebuilt meanwhile by another client's join
+            return self.sessions[ident]
         with contextlib.suppress(GameError):  # a player coming back is never refused
             self._sweep()
         self.sessions[ident] = session
@@ -361,7 +422,7 @@ class Lobby:
         for conn, token_hash in list(clients.items()):
             deliver(conn, room.snapshot(token_hash or None, present))
 
-    def _find_room(self, conn: Connection, raw: str, ident: str | None) -> Room:
+    async def _find_room(self, conn: Connection, raw: str, ident: str | None) -> Room:
         address = getattr(conn, "address", "")
         if not self.guard.may_guess(address):
             raise P.ProtocolError(
@@ -372,6 +433,8 @@ class Lobby:
             )
         code = normal_code(raw)
         room = self.rooms.get(code) if code else None
+        if room is None and code and self.shared:
+            room = await self._claim_room(code, ident)
         if room is None:
             self.guard.missed(address)
             raise P.ProtocolError(
@@ -381,6 +444,27 @@ class Lobby:
                 "room_unknown",
             )
         return room
+
+    async def _claim_room(self, code: str, ident: str | None) -> Room | None:
+        """A room no process serves now, from the store (one of many processes)."""
+        assert self.store is not None
+        if not await self.leases.claim(ROOM, code):
+            raise P.ProtocolError(
+                P.UNAVAILABLE,
+                "this room is moving to another server: try again in a moment",
+                ident,
+                "moving",
+            )
+        try:
+            kept = self.store.room(code)
+            room = Room.from_json(code, kept[0], kept[1]) if kept is not None else None
+        except (StoreError, KeyError, TypeError, ValueError) as e:
+            log.error("room %s cannot be restored: %s", code, e)
+            room = None
+        if room is None:
+            self.leases.drop(ROOM, code)
+            return None
+        return self.rooms.setdefault(code, room)
 
     async def _room_message(
         self, conn: Connection, current: GameSession | None, msg: P.Message
@@ -410,18 +494,19 @@ class Lobby:
                     room = make_room(body["setup"], token, name)
                 self._save_room_or_fail(room, msg.id)
                 self.rooms[room.code] = room
+                self.leases.hold(ROOM, room.code)
                 assert msg.id is not None
                 mine[msg.id] = room.code
             return await self._enter_room(conn, current, room, room.table.host, msg, token)
         if msg.type == "room_join":
-            room = self._find_room(conn, body["code"], msg.id)
+            room = await self._find_room(conn, body["code"], msg.id)
             token = body.get("token")
             digest = hash_token(token) if token else ""
             if digest and room.seat_of(digest) is None and not room.is_host(digest):
                 if room.game is None:
                     digest = ""  # a token from a seat since given away: enter as a visitor
                 else:
-                    started = self._room_session(room, msg.id)
+                    started = await self._room_session(room, msg.id)
                     if started.seats_for(token or "") is None:
                         digest = ""
             return await self._enter_room(conn, current, room, digest, msg, None)
@@ -485,9 +570,9 @@ class Lobby:
         except GameError as e:
             raise P.ProtocolError(P.UNAVAILABLE, str(e), ident) from None
 
-    def _room_session(self, room: Room, ident: str | None) -> GameSession:
+    async def _room_session(self, room: Room, ident: str | None) -> GameSession:
         assert room.game is not None
-        session = self.sessions.get(room.game) or self._recall(room.game)
+        session = self.sessions.get(room.game) or await self._recall(room.game, ident)
         if session is None:
             raise P.ProtocolError(
                 P.NOT_FOUND, "this room's game is over or gone", ident, "room_gone"
@@ -505,7 +590,7 @@ class Lobby:
     ) -> GameSession | None:
         """A connection enters a room: its lobby before the start, its game after."""
         if room.game is not None:
-            session = self._room_session(room, msg.id)
+            session = await self._room_session(room, msg.id)
             seats: tuple[int, ...] = ()
             if digest:
                 for seat, known in enumerate(session.token_hashes):
@@ -559,7 +644,8 @@ class Lobby:
         return session
 
     def _sweep_rooms(self) -> None:
-        """Forget rooms nobody is in whose game never started or is gone."""
+        """Forget rooms nobody is in whose game never started or is gone. (One of many
+        processes forgets them here only: the store keeps them for whoever comes back.)"""
         for code in list(self.rooms):
             room = self.rooms[code]
             if self.room_clients.get(code):
@@ -567,7 +653,8 @@ class Lobby:
             if room.game is None or room.game not in self.sessions:
                 del self.rooms[code]
                 self.room_clients.pop(code, None)
-                if self.store is not None:
+                self.leases.drop(ROOM, code)
+                if self.store is not None and not self.shared:
                     try:
                         self.store.drop_room(code)
                     except StoreError as e:

@@ -141,7 +141,13 @@ class Outbox:
         if self.closing is not None:
             self.dropped += 1
             return False
-        text = encode(data)
+        return self.put_text(encode(data))
+
+    def put_text(self, text: str) -> bool:
+        """Queue a message already encoded (one relayed from another server process)."""
+        if self.closing is not None:
+            self.dropped += 1
+            return False
         limits = self.limits
         if limits is not None and (
             len(self._queue) >= limits.messages or self._bytes + len(text) > limits.max_bytes

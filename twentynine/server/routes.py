@@ -15,6 +15,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import protocol as P
 from .analysis import routes as analysis_routes
+from .cluster.relay import Route as Relayed
 from .hint import routes as hint_routes
 from .history import routes as history_routes
 from .limits import CLOSE, OK, Ticket
@@ -24,6 +25,7 @@ from .outbox import (
     ABORT_EXTENSION,
     CLOSE_SECONDS,
     LIMITED,
+    SLOW,
     STOP_READING_EXTENSION,
     Outbox,
     OutboxLimits,
@@ -54,6 +56,10 @@ class SocketConnection:
     def send(self, data: dict[str, Any]) -> None:
         self.outbox.put(data)
 
+    def drop(self, reason: str) -> None:
+        """Close it with ``SLOW``: the page reconnects at once and joins again."""
+        self.outbox.close(SLOW, reason)
+
     async def _write(self, text: str) -> None:
         await self.ws.send_text(text)
 
@@ -74,6 +80,10 @@ class Reader:
         self.conn = conn
         self.lobby = lobby
         self.ticket = ticket
+        # one of many processes: where this client's messages are served (``cluster``)
+        self.route: Relayed | None = (
+            Relayed(lobby.cluster.relay, conn.outbox, conn.address) if lobby.cluster else None
+        )
         self.session: GameSession | None = None
         self.handling = False  # a message is being handled: it finishes before we stop
 
@@ -99,27 +109,35 @@ class Reader:
     async def handle(self, frame: Message) -> None:
         """Read the message, see that it is within the limits, then let the lobby have it."""
         conn, session = self.conn, self.session
+        raw = _text(frame)
         try:
-            msg = P.parse_message(_text(frame))
+            msg = P.parse_message(raw)
         except P.ProtocolError as e:
             if self.admitted(None, e.ident):
                 conn.send(P.error(e.code, str(e), e.ident, self._version(), e.reason, e.params))
             return
         if not self.admitted(msg.type, msg.id):
             return
-        try:
-            self.session = await self.lobby.dispatch(conn, session, msg)
-        except P.ProtocolError as e:
-            conn.send(
-                P.error(e.code, str(e), e.ident or msg.id, self._version(), e.reason, e.params)
-            )
-        except Exception:  # a bug must not end the connection, nor the server
-            log.exception("error handling a message")
-            conn.send(
-                P.error(
-                    "server_error", "the server failed on this message", msg.id, self._version()
+        if self.route is not None:
+            text = raw if isinstance(raw, str) else bytes(raw or b"").decode("utf-8", "replace")
+            try:
+                if await self.route.forwards(msg, text):
+                    if session is not None:  # its table is served by another process now
+                        self.lobby.leave(conn, session)
+                        self.session = None
+                    return
+            except Exception:  # Redis away: said, and nothing changed
+                log.exception("cannot reach the other servers")
+                conn.send(
+                    P.error(
+                        P.UNAVAILABLE,
+                        "the server cannot reach its peers now; try again",
+                        msg.id,
+                        self._version(),
+                    )
                 )
-            )
+                return
+        self.session = await self.lobby.answer(conn, session, msg)
 
     def admitted(self, kind: str | None, ident: str | None) -> bool:
         """Is this message within the limits? If not, its sender hears why (by the message's
@@ -195,6 +213,8 @@ async def game_socket(ws: WebSocket) -> None:
             for task in (writing, reading):
                 task.cancel()
             lobby.leave(conn, reader.session)
+            if reader.route is not None:
+                reader.route.close()
     finally:
         ticket.close()
 
@@ -221,6 +241,8 @@ async def health(request: Request) -> Response:
     lobby = _lobby(request)
     closes = {str(code): n for code, n in sorted(Outbox.closes.items())}
     body = {"ok": True, "games": len(lobby.sessions), "limits": lobby.guard.counts()}
+    if lobby.cluster is not None:
+        body["cluster"] = lobby.cluster.counts()
     return JSONResponse({**body, "closes": closes})
 
 

@@ -204,11 +204,19 @@ def create_app(config: ServerConfig | None = None, store: GameStore | None = Non
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
+        if lobby.config.redis:
+            from ..server.cluster import Cluster
+
+            lobby.cluster = Cluster(lobby.config.redis, lobby, lobby.config.lease_seconds)
+            lobby.leases = lobby.cluster.leases
+            await lobby.cluster.start()
         lobby.start()
         try:
             # the websocket protocol of `serve` drops a refused client early (web.sockets)
             yield {GUARD_STATE: lobby.guard}
         finally:
+            if lobby.cluster is not None:
+                await lobby.cluster.close()
             lobby.close()
 
     app = Starlette(
@@ -230,6 +238,22 @@ def create_app(config: ServerConfig | None = None, store: GameStore | None = Non
     app.state.build = build
     app.state.offline = offline_config
     return app
+
+
+def cluster_problem(config: ServerConfig) -> str | None:
+    """Why this server cannot be one of many processes, or None."""
+    import importlib.util
+
+    if importlib.util.find_spec("redis") is None:
+        return "--redis needs the redis client: pip install 'twentynine[cluster]'"
+    if not (config.redis or "").startswith(("redis://", "rediss://", "unix://")):
+        return f"--redis {config.redis!r}: a URL such as redis://127.0.0.1:6379/0"
+    if not (config.db or "").startswith(("postgresql://", "postgres://")):
+        return (
+            "--redis shares the games of many processes: they must be kept in PostgreSQL"
+            " (--db postgresql://USER@HOST:PORT/DB)"
+        )
+    return None
 
 
 def shown_db(where: str) -> str:
@@ -258,7 +282,13 @@ def open_page(url: str) -> bool:
     return opened
 
 
-def serve(host: str, port: int, open_browser: bool = False, db: str | None = None) -> int:
+def serve(
+    host: str,
+    port: int,
+    open_browser: bool = False,
+    db: str | None = None,
+    redis: str | None = None,
+) -> int:
     """Serve the app; games are kept in ``db`` (a path, ``sqlite:///path`` or ``:memory:``),
     else ``$TWENTYNINE_DB``, else a file under the user's data directory."""
     import gc
@@ -275,6 +305,12 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
         print(f"twentynine serve: {e}", file=sys.stderr)
         return 2
     config.db = db or config.db or str(default_path())
+    config.redis = redis or config.redis
+    if config.redis:
+        why = cluster_problem(config)
+        if why is not None:
+            print(f"twentynine serve: {why}", file=sys.stderr)
+            return 2
     try:
         config.limits.networks()
     except ValueError as e:
@@ -293,6 +329,8 @@ def serve(host: str, port: int, open_browser: bool = False, db: str | None = Non
         return 2
     url = f"http://{host}:{port}/"
     print(f"twentynine: serving on {url} (Ctrl-C to stop); games kept in {shown_db(config.db)}")
+    if config.redis:
+        print(f"twentynine: one of many server processes, sharing {shown_db(config.redis)}")
     if config.url_bots:
         print(f"twentynine: contest bots by URL may be called at {config.bot_hosts.describe()}")
     else:

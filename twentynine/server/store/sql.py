@@ -502,6 +502,16 @@ class SQLStore:
             for code, state, game in rows
         ]
 
+    def room(self, code: str) -> tuple[dict[str, Any], str | None] | None:
+        """One room kept: (state, game id or None), or None when no room has this code."""
+        rows = self._transaction(
+            lambda tx: tx.all("SELECT state, game FROM rooms WHERE code = ?", code)
+        )
+        if not rows:
+            return None
+        state, game = rows[0]
+        return _object(state, f"room {code!r}: the state"), game
+
     def drop_room(self, code: str) -> None:
         """Forget a room; a room that is not kept is no error."""
         self._transaction(lambda tx: tx.run("DELETE FROM rooms WHERE code = ?", code))
