@@ -52,9 +52,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..server.limits import NO_LIMITS_ENV
-from . import fuzz, load
+from . import fuzz
 from .attackers import Attack, attacker, open_raw, percent
-from .load import HOST, Server, Settings, Step, Table, hard_limit, percentile
+from .load_people import Settings, Step, Table, finish, percentile
+from .load_servers import HOST, Server, StepTimeout, hard_limit, running_server
 
 PARTS = ("slow", "flood", "fuzz")
 MAX_ROOMS = 16
@@ -162,8 +163,8 @@ class Rooms:
         for t in self.tables:
             for c in t.clients:
                 c.changed.set()
-        await load._finish(self.runners)
-        await load._finish([asyncio.ensure_future(t.close()) for t in self.tables], 15, False)
+        await finish(self.runners)
+        await finish([asyncio.ensure_future(t.close()) for t in self.tables], 15, False)
 
 
 async def sample_memory(
@@ -236,7 +237,7 @@ async def phases(server: Server, plan: Plan, part: str) -> Msg:
         attack.stop()
         stop.set()
         await rooms.stop()
-        await load._finish([sampler])
+        await finish([sampler])
     out["server"] = health(server)
     return out
 
@@ -492,11 +493,11 @@ def main(argv: list[str] | None = None) -> int:
                 report["stopped"] = f"the budget ran out before the {part} part"
                 break
             env = NO_LIMITS_ENV if part == "fuzz" else {}
-            with load.running_server(True, plan.trick_pause_ms, env) as server:
+            with running_server(True, plan.trick_pause_ms, env) as server:
                 try:
                     with hard_limit(max(30.0, left), server):
                         result = asyncio.run(run_part(part, server, plan))
-                except load.StepTimeout:
+                except StepTimeout:
                     report["stopped"] = f"the {part} part passed its time"
                     break
                 except (OSError, RuntimeError, TimeoutError, AssertionError) as e:

@@ -32,7 +32,8 @@ from typing import Any
 
 from websockets.exceptions import ConnectionClosed
 
-from .load import HOST, Server, ws_connect
+from .load_people import ws_connect
+from .load_servers import HOST, Server
 
 SMALL_BUFFER = 4096  # the never-readers' receive buffer
 # Every attacker's send buffer: on loopback a client could otherwise pile megabytes into

@@ -1,0 +1,879 @@
+"""The people of ``twentynine bench load``: websocket clients who play at tables.
+
+A ``Client`` is one websocket (a person at a seat, or a spectator); a
+``Table`` is four people (and its spectators) who create, join, sit and start
+a room through the protocol, then play a random legal action whenever their
+seat has one, after a think time if there is one (``Settings.think``, on
+average: each wait is drawn from half to one and a half times it). With
+several servers, the people of one table connect to different ones, by seat
+(seat ``s`` of table ``i`` to server ``(i + s) % N``): the host's server owns
+the room and the others' messages are relayed to it.
+
+``run_step`` plays one step: ``rooms`` tables against the servers, measured
+for ``Settings.seconds`` after ``Settings.warmup``. Its tables are played by
+this process's event loop, or shared out among ``client_processes`` worker
+processes (each an event loop of its own), so that thousands of sockets do
+not make the clients the bottleneck that is measured. This process then only
+keeps the clock, pings each server on a socket of its own and samples the
+servers' memory and CPU; each worker reports what its clients saw, and how
+late its own event loop woke up, and the figures are merged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import inspect
+import json
+import math
+import multiprocessing
+import os
+import random
+import signal
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+from websockets.exceptions import ConnectionClosed
+
+from .load_servers import Servers, proc_rss_mb
+
+try:  # websockets >= 13
+    from websockets.asyncio.client import connect as ws_connect
+except ImportError:  # pragma: no cover - older websockets
+    from websockets.client import connect as ws_connect  # type: ignore[no-redef, attr-defined]
+
+ACK_TIMEOUT = 10.0  # an act unanswered this long is lost (a stall)
+STALL_SECONDS = 5.0  # a table with no change this long while it should move is stalled
+DRAIN_SECONDS = 5.0
+SETUP_AT_ONCE = 128  # tables of one client process that connect and open their room at once
+CLIENT_FDS = 64  # descriptors a client process needs besides its sockets
+
+Msg = dict[str, Any]
+
+
+# ------------------------------------------------------------------ figures
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """The nearest-rank percentile ``q`` (0..100) of values sorted ascending."""
+    if not sorted_values:
+        return math.nan
+    rank = max(1, math.ceil(q / 100 * len(sorted_values)))
+    return sorted_values[min(rank, len(sorted_values)) - 1]
+
+
+@dataclass
+class StepStats:
+    """What one step's clients saw."""
+
+    rooms: int
+    clients: int
+    rtts: list[float] = field(default_factory=list)  # seconds, acts sent in the window
+    acts: int = 0  # acts sent (all of the step)
+    acked: int = 0
+    errors: collections.Counter[str] = field(default_factory=collections.Counter)
+    lost: int = 0  # acts never answered
+    gaps: int = 0  # updates whose version skipped one
+    deals: int = 0  # next_deal requests answered
+    games: int = 0  # matches played to their end
+    stalls: int = 0
+    setup_seconds: float = 0.0
+    window: float = 0.0
+    aborted: str | None = None
+
+    @property
+    def error_count(self) -> int:
+        return sum(self.errors.values()) + self.lost
+
+    def add(self, other: StepStats) -> None:
+        """Count another client process's figures in with these."""
+        self.rtts.extend(other.rtts)
+        self.acts += other.acts
+        self.acked += other.acked
+        self.errors.update(other.errors)
+        self.lost += other.lost
+        self.gaps += other.gaps
+        self.deals += other.deals
+        self.games += other.games
+        self.stalls += other.stalls
+        self.setup_seconds = max(self.setup_seconds, other.setup_seconds)
+        self.aborted = self.aborted or other.aborted
+
+    def summary(self) -> dict[str, Any]:
+        ts = sorted(self.rtts)
+        ms = 1000.0
+
+        def fig(x: float) -> float | None:
+            return None if math.isnan(x) else round(x * ms, 2)
+
+        return {
+            "rooms": self.rooms,
+            "clients": self.clients,
+            "actions": len(ts),
+            "actions_per_s": round(len(ts) / self.window, 1) if self.window > 0 else 0.0,
+            "p50_ms": fig(percentile(ts, 50)),
+            "p95_ms": fig(percentile(ts, 95)),
+            "p99_ms": fig(percentile(ts, 99)),
+            "max_ms": fig(ts[-1]) if ts else None,
+            "errors": self.error_count,
+            "error_codes": dict(self.errors) | ({"lost": self.lost} if self.lost else {}),
+            "version_gaps": self.gaps,
+            "stalls": self.stalls,
+            "deals": self.deals,
+            "games": self.games,
+            "setup_s": round(self.setup_seconds, 2),
+            "window_s": round(self.window, 2),
+            "aborted": self.aborted,
+        }
+
+
+# ------------------------------------------------------------------ the clients
+
+
+@dataclass
+class Settings:
+    profile: str = "pagat"
+    length: str = "match"
+    target: int | None = None  # game points that end a match (None: the profile's)
+    think: float = 0.0  # seconds, on average, before each action
+    spectators: int = 0
+    seconds: float = 20.0
+    warmup: float = 2.0
+    seed: int = 29
+
+
+class Step:
+    """The clock and the counters one step's clients share."""
+
+    def __init__(self, rooms: int, clients: int) -> None:
+        self.stats = StepStats(rooms, clients)
+        self.window_start = math.inf
+        self.window_end = math.inf
+        self.stopping = False  # the players stop playing
+        self.closing = False  # the probes stop too
+
+    def in_window(self, t: float) -> bool:
+        return self.window_start <= t < self.window_end
+
+
+class Client:
+    """One websocket: a person at a seat (or a spectator, ``seat`` None)."""
+
+    def __init__(self, step: Step, seat: int | None, rng: random.Random, think: float) -> None:
+        self.step = step
+        self.seat = seat
+        self.rng = rng
+        self.think = think
+        self.prefix = f"{rng.getrandbits(40):010x}"  # ids are unique per game, not per socket
+        self.counter = 0
+        self.ws: Any = None
+        self.reader: asyncio.Task[None] | None = None
+        self.waiting: dict[str, asyncio.Future[Msg]] = {}
+        self.pongs: collections.deque[asyncio.Future[Msg]] = collections.deque()
+        self.sent_at: dict[str, float] = {}  # act id -> when it was sent
+        self.latest: Msg | None = None  # the last state or update
+        self.version: int | None = None
+        self.changed = asyncio.Event()
+        self.last_change = time.monotonic()
+        self.deal_asked_at: int | None = None  # the version at which we asked for a deal
+        # between games: the old game's messages are ignored until the new one's state
+        self.accepting = True
+        self.acts: list[tuple[float, float]] = []  # (sent, round trip) of every act acked
+        self.source: str | None = None  # the local address to connect from (None: any)
+
+    def next_id(self) -> str:
+        self.counter += 1
+        return f"{self.prefix}-{self.counter}"
+
+    async def open(self, url: str) -> None:
+        kwargs: dict[str, Any] = {"open_timeout": 30}
+        if "proxy" in inspect.signature(ws_connect).parameters:
+            kwargs["proxy"] = None  # loopback: never through a proxy of the environment
+        if self.source is not None:  # a loopback address of its own (127.x.y.z)
+            kwargs["local_addr"] = (self.source, 0)
+        self.ws = await ws_connect(url, **kwargs)
+        welcome = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
+        if welcome.get("type") != "welcome":
+            raise RuntimeError(f"expected a welcome, got {welcome}")
+        self.reader = asyncio.create_task(self._read())
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.ws.close(), 5)
+        if self.reader is not None:
+            self.reader.cancel()
+            await asyncio.wait([self.reader], timeout=5)
+
+    async def send(self, kind: str, **body: Any) -> str:
+        ident = self.next_id()
+        await self.ws.send(json.dumps({"type": kind, "id": ident, **body}))
+        return ident
+
+    async def request(self, kind: str, timeout: float = 30.0, **body: Any) -> Msg:
+        """Send a message and wait for the reply that carries its id."""
+        ident = self.next_id()
+        fut: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
+        self.waiting[ident] = fut
+        try:
+            await self.ws.send(json.dumps({"type": kind, "id": ident, **body}))
+            reply = await asyncio.wait_for(fut, timeout)
+        finally:
+            self.waiting.pop(ident, None)
+        if reply.get("type") == "error":
+            raise RuntimeError(f"{kind} refused: {reply.get('code')}: {reply.get('message')}")
+        return reply
+
+    async def _read(self) -> None:
+        try:
+            await self._read_messages()
+        except ConnectionClosed:
+            pass  # the step is over (or the server went away: the step notices)
+        except Exception as e:  # a message this client cannot read: an error of its own
+            self.step.stats.errors[f"client: {type(e).__name__}"] += 1
+
+    async def _read_messages(self) -> None:
+        stats = self.step.stats
+        async for text in self.ws:
+            now = time.perf_counter()
+            msg: Msg = json.loads(text)
+            kind = msg.get("type")
+            ident = msg.get("id")
+            if kind == "ack" or kind == "error":
+                sent = self.sent_at.pop(ident, None) if ident else None
+                if kind == "ack" and sent is not None:
+                    stats.acked += 1
+                    self.acts.append((sent, now - sent))
+                    if self.step.in_window(sent):
+                        stats.rtts.append(now - sent)
+                elif kind == "error" and (sent is not None or ident not in self.waiting):
+                    stats.errors[str(msg.get("code"))] += 1  # (a request's: its caller's)
+            if kind == "pong" and self.pongs:
+                pong = self.pongs.popleft()
+                if not pong.done():
+                    pong.set_result(msg)
+            if kind == "state":
+                self.accepting = True
+            if kind in ("state", "update") and self.accepting:
+                v = msg.get("v")
+                if kind == "update" and self.version is not None and v != self.version + 1:
+                    stats.gaps += 1
+                self.version = v if isinstance(v, int) else None
+                self.latest = msg
+                self.last_change = time.monotonic()
+            if ident and ident in self.waiting:
+                fut = self.waiting.pop(ident)
+                if not fut.done():
+                    fut.set_result(msg)
+            self.changed.set()
+
+    def reset_game(self) -> None:
+        """This socket has left its game (for a new room): forget the old one."""
+        self.latest = None
+        self.version = None
+        self.deal_asked_at = None
+        self.accepting = False
+
+    def my_legal(self) -> list[Msg]:
+        if self.latest is None or self.seat is None:
+            return []
+        view = self.latest.get("views", {}).get(str(self.seat)) or {}
+        legal = view.get("legal") or []
+        return list(legal)
+
+    @property
+    def game_over(self) -> bool:
+        return bool(self.latest and self.latest.get("over"))
+
+    async def play(self) -> None:
+        """Act whenever this seat has legal actions, until the game or the step ends."""
+        stats = self.step.stats
+        while not self.step.stopping and not self.game_over:
+            self.changed.clear()
+            if self.sent_at:  # one act in flight at a time, as a person plays
+                await self._wait_change()
+                continue
+            legal = self.my_legal()
+            if legal:
+                if self.think > 0:
+                    await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
+                    legal = self.my_legal()  # what holds now
+                    if not legal or self.step.stopping:
+                        continue
+                action = legal[int(self.rng.random() * len(legal))]
+                ident = self.next_id()
+                self.sent_at[ident] = time.perf_counter()
+                stats.acts += 1
+                await self.ws.send(json.dumps({"type": "act", "id": ident, "action": action}))
+                continue
+            latest = self.latest
+            if (
+                self.seat == 0
+                and latest is not None
+                and latest.get("hold") == "deal"
+                and self.deal_asked_at != latest.get("v")
+            ):
+                self.deal_asked_at = latest.get("v")
+                try:
+                    await self.request("next_deal", timeout=ACK_TIMEOUT)
+                    stats.deals += 1
+                except TimeoutError:
+                    stats.lost += 1
+                except RuntimeError as e:
+                    if not self.step.stopping:
+                        stats.errors[f"next_deal: {e}"[:60]] += 1
+                continue
+            await self._wait_change()
+
+    async def _wait_change(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.changed.wait(), 1.0)
+        now = time.perf_counter()
+        for ident, sent in list(self.sent_at.items()):
+            if now - sent > ACK_TIMEOUT:  # never answered: count it, and play on
+                del self.sent_at[ident]
+                self.step.stats.lost += 1
+                self.acts.append((sent, now - sent))  # (a round trip at least this long)
+
+    def unanswered(self, now: float) -> list[tuple[float, float]]:
+        """The acts still waiting for their ack, as (sent, round trip so far)."""
+        return [(sent, now - sent) for sent in self.sent_at.values()]
+
+
+class Table:
+    """Four people (and spectators) who play room after room until the step ends.
+
+    ``url`` is the server's, or the servers' (a list): seat ``s`` then connects to
+    ``url[(index + s) % len(url)]``, and the spectators to the servers after those.
+    """
+
+    def __init__(
+        self, index: int, step: Step, settings: Settings, url: str | Sequence[str]
+    ) -> None:
+        self.index = index
+        self.step = step
+        self.settings = settings
+        self.urls = [url] if isinstance(url, str) else list(url)
+        rng = random.Random(f"{settings.seed}:{index}")
+        self.people = [
+            Client(step, seat, random.Random(rng.random()), settings.think) for seat in range(4)
+        ]
+        self.watchers = [
+            Client(step, None, random.Random(rng.random()), 0) for _ in range(settings.spectators)
+        ]
+
+    @property
+    def url(self) -> str:
+        """The host's server: the one that owns the table's rooms."""
+        return self.urls[self.index % len(self.urls)]
+
+    @property
+    def clients(self) -> list[Client]:
+        return self.people + self.watchers
+
+    def url_of(self, position: int) -> str:
+        """The server of the person (0-3) or spectator (4 on) at this position."""
+        return self.urls[(self.index + position) % len(self.urls)]
+
+    async def connect(self) -> None:
+        await asyncio.gather(*(c.open(self.url_of(i)) for i, c in enumerate(self.clients)))
+
+    async def open_room(self) -> None:
+        """Create, fill and start a room through the protocol."""
+        host, guests = self.people[0], self.people[1:]
+        setup: Msg = {"profile": self.settings.profile, "length": self.settings.length}
+        if self.settings.target is not None and self.settings.length == "match":
+            setup["target"] = self.settings.target
+        room = await host.request("room_create", setup=setup, name=f"Host {self.index}")
+        host.reset_game()  # each socket leaves its old game with its first room message
+        code = room["code"]
+        for guest in guests:
+            await guest.request("room_join", code=code)
+            guest.reset_game()
+            await guest.request("sit", seat=guest.seat, name=f"P{self.index}.{guest.seat}")
+        for watcher in self.watchers:
+            await watcher.request("room_join", code=code)
+            watcher.reset_game()
+        started = await host.request("start")
+        if started.get("type") != "state":
+            raise RuntimeError(f"start answered {started}")
+
+    async def run(self) -> None:
+        """Play games until the step stops; a finished match opens a new room."""
+        while not self.step.stopping:
+            await asyncio.gather(*(p.play() for p in self.people), self._watch())
+            if self.step.stopping:
+                return
+            self.step.stats.games += 1
+            await self.open_room()
+
+    async def _watch(self) -> None:
+        """A table that should move but has not for a while is stalled: count it, resync."""
+        quiet = STALL_SECONDS + 3 * self.settings.think
+        while not self.step.stopping and not self.people[0].game_over:
+            await asyncio.sleep(1.0)
+            last = max(c.last_change for c in self.people)
+            if time.monotonic() - last > quiet and not any(p.sent_at for p in self.people):
+                self.step.stats.stalls += 1
+                for p in self.people:
+                    with contextlib.suppress(Exception):
+                        await p.send("sync")
+                    p.last_change = time.monotonic()
+
+    async def close(self) -> None:
+        await asyncio.gather(*(c.close() for c in self.clients))
+
+
+async def finish(
+    tasks: list[asyncio.Task[Any]], timeout: float = 10.0, cancel: bool = True
+) -> None:
+    """Cancel tasks (or let them end by themselves) and wait for them, a bounded time."""
+    if not tasks:
+        return
+    if cancel:
+        for task in tasks:
+            task.cancel()
+    _, pending = await asyncio.wait(tasks, timeout=timeout)
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=5)
+    for task in tasks:  # retrieve the exceptions, so that asyncio does not report them
+        if task.done() and not task.cancelled():
+            task.exception()
+
+
+async def pinger(step: Step, probe: Client, pings: list[float], every: float = 0.05) -> None:
+    """Pings on a socket of its own: the server answers a ping without touching any game,
+    so its round trip is the server's event loop (and the network), not a game's lock."""
+    while not step.closing:
+        await asyncio.sleep(every)
+        sent = time.perf_counter()
+        fut: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
+        probe.pongs.append(fut)
+        await probe.ws.send('{"type":"ping"}')
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(fut, ACK_TIMEOUT)
+            if step.in_window(sent):
+                pings.append(time.perf_counter() - sent)
+
+
+async def loop_lag(step: Step, lags: list[float], tick: float = 0.01) -> None:
+    """How late this process's event loop wakes up in the window: when the clients
+    themselves are starved, the round trips they measure grow with it."""
+    while not step.closing:
+        t = time.perf_counter()
+        await asyncio.sleep(tick)
+        if step.in_window(t):
+            lags.append(max(0.0, time.perf_counter() - t - tick))
+
+
+# ------------------------------------------------------------------ a share of the tables
+
+
+@dataclass
+class Share:
+    """The tables one client process plays, and what it needs to know of the step."""
+
+    indices: list[int]
+    urls: list[str]
+    settings: Settings
+    rooms: int  # of the whole step (the setup's time grows with it)
+
+    @property
+    def setup_timeout(self) -> float:
+        return 30 + 0.5 * self.rooms
+
+
+@dataclass
+class Played:
+    """What the clients of one share saw, for the step to merge."""
+
+    stats: StepStats
+    lags: list[float]  # how late this process's loop woke up, in the window (seconds)
+    cpu_seconds: float | None  # this process's CPU time in the window
+
+
+# (wall-clock start, end) of the measured window, or None: stop without playing
+Ready = Callable[[float], Awaitable[tuple[float, float] | None]]
+
+
+async def play_share(share: Share, ready: Ready, stop_asked: Callable[[], bool]) -> Played:
+    """Connect the share's tables and open their rooms, report ``ready`` (which answers
+    with the window), play until the window ends (or ``stop_asked``), then hang up."""
+    spectators = share.settings.spectators
+    step = Step(len(share.indices), len(share.indices) * (4 + spectators))
+    stats = step.stats
+    tables = [Table(i, step, share.settings, share.urls) for i in share.indices]
+    runners: list[asyncio.Task[None]] = []
+    lags: list[float] = []
+    lag_task = asyncio.create_task(loop_lag(step, lags))
+    own0 = own1 = None
+    gate = asyncio.Semaphore(SETUP_AT_ONCE)  # thousands of connects at once overflow backlogs
+
+    async def set_up(table: Table) -> None:
+        async with gate:
+            await table.connect()
+            await table.open_room()
+
+    try:
+        t0 = time.monotonic()
+        await asyncio.wait_for(asyncio.gather(*(set_up(t) for t in tables)), share.setup_timeout)
+        stats.setup_seconds = time.monotonic() - t0
+        window = await ready(stats.setup_seconds)
+        if window is not None:
+            offset = time.perf_counter() - time.time()
+            step.window_start, step.window_end = window[0] + offset, window[1] + offset
+            runners = [asyncio.create_task(t.run()) for t in tables]
+            await asyncio.sleep(max(0.0, step.window_start - time.perf_counter()))
+            own0 = time.process_time()
+            while time.perf_counter() < step.window_end and not stop_asked():
+                await asyncio.sleep(min(0.25, max(0.0, step.window_end - time.perf_counter())))
+                failed = [r for r in runners if r.done() and r.exception() is not None]
+                if failed:
+                    raise RuntimeError(f"a table failed: {failed[0].exception()!r}")
+            own1 = time.process_time()
+            # let the acts in flight come back before anyone hangs up
+            drain_end = time.perf_counter() + DRAIN_SECONDS
+            step.stopping = True
+            while (
+                any(c.sent_at for t in tables for c in t.people) and time.perf_counter() < drain_end
+            ):
+                await asyncio.sleep(0.05)
+            stats.lost += sum(len(c.sent_at) for t in tables for c in t.people)
+    except (TimeoutError, RuntimeError, OSError) as e:
+        stats.aborted = f"{type(e).__name__}: {e}"[:200]
+    finally:
+        step.stopping = True
+        for t in tables:
+            for c in t.clients:
+                c.changed.set()
+        # Every loop here ends on the flags, not only on a cancellation: in Python 3.11
+        # ``wait_for`` loses a cancellation that comes as its future completes.
+        await finish(runners)
+        await finish([asyncio.ensure_future(t.close()) for t in tables], 15, cancel=False)
+        step.closing = True
+        await finish([lag_task])
+    cpu = own1 - own0 if own0 is not None and own1 is not None else None
+    return Played(stats, lags, cpu)
+
+
+# Messages between a step and its players: ("ready", setup seconds), ("done", Played),
+# ("failed", text) from the players; ("go", start, end) or ("stop",) to them.
+
+
+class LocalPlayers:
+    """A share played by this process's own event loop (one client process in all)."""
+
+    pid: int | None = None
+
+    def __init__(self, share: Share) -> None:
+        self.share = share
+        self.inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self.window: asyncio.Future[tuple[float, float] | None] | None = None
+        self.stop_flag = False
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.window = asyncio.get_running_loop().create_future()
+        self.task = asyncio.create_task(self._run())
+
+    async def _ready(self, setup_seconds: float) -> tuple[float, float] | None:
+        assert self.window is not None
+        await self.inbox.put(("ready", setup_seconds))
+        return await self.window
+
+    async def _run(self) -> None:
+        try:
+            played = await play_share(self.share, self._ready, lambda: self.stop_flag)
+            await self.inbox.put(("done", played))
+        except Exception as e:
+            await self.inbox.put(("failed", f"{type(e).__name__}: {e}"[:200]))
+
+    async def receive(self, timeout: float) -> tuple[Any, ...]:
+        return await asyncio.wait_for(self.inbox.get(), timeout)
+
+    def alive(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def go(self, window: tuple[float, float] | None) -> None:
+        if self.window is not None and not self.window.done():
+            self.window.set_result(window)
+
+    def stop(self) -> None:
+        self.stop_flag = True
+        self.go(None)
+
+    async def close(self) -> None:
+        self.stop()
+        if self.task is not None:
+            await finish([self.task], 60, cancel=False)
+
+
+def _worker(share: Share, conn: Connection, stop_event: Any) -> None:  # pragma: no cover
+    """A client process: plays its share, talking to the step over ``conn``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the benchmark's to handle
+    from .load_servers import _PRCTL, PR_SET_PDEATHSIG
+
+    if _PRCTL is not None:
+        _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL)  # never outlive the benchmark
+
+    async def ready(setup_seconds: float) -> tuple[float, float] | None:
+        conn.send(("ready", setup_seconds))
+        msg = await receive(conn, math.inf)
+        return (msg[1], msg[2]) if msg[0] == "go" else None
+
+    try:
+        played = asyncio.run(play_share(share, ready, stop_event.is_set))
+        conn.send(("done", played))
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            conn.send(("failed", f"{type(e).__name__}: {e}"[:200]))
+        raise
+    finally:
+        conn.close()
+
+
+async def receive(conn: Connection, timeout: float) -> Any:
+    """The next message on ``conn``, waited for without blocking the event loop."""
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[Any] = loop.create_future()
+
+    def readable() -> None:
+        if fut.done():
+            return
+        try:
+            fut.set_result(conn.recv())
+        except (EOFError, OSError) as e:
+            fut.set_exception(ConnectionError(f"a client process went away ({e!r})"))
+
+    loop.add_reader(conn.fileno(), readable)
+    try:
+        return await asyncio.wait_for(fut, None if math.isinf(timeout) else timeout)
+    finally:
+        loop.remove_reader(conn.fileno())
+
+
+class ProcessPlayers:
+    """A share played by a worker process of its own."""
+
+    def __init__(self, share: Share) -> None:
+        self.share = share
+        ctx = multiprocessing.get_context("spawn")  # no fork of a running event loop
+        self.conn, child = ctx.Pipe()
+        self.stop_event = ctx.Event()
+        self.proc = ctx.Process(target=_worker, args=(share, child, self.stop_event), daemon=True)
+        self.child = child
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid
+
+    def start(self) -> None:
+        self.proc.start()
+        self.child.close()
+
+    async def receive(self, timeout: float) -> tuple[Any, ...]:
+        msg: tuple[Any, ...] = await receive(self.conn, timeout)
+        return msg
+
+    def alive(self) -> bool:
+        return self.proc.is_alive()
+
+    def go(self, window: tuple[float, float] | None) -> None:
+        with contextlib.suppress(OSError):
+            self.conn.send(("go", *window) if window is not None else ("stop",))
+
+    def stop(self) -> None:
+        self.stop_event.set()
+
+    async def close(self) -> None:
+        if self.proc.pid is None:  # never started
+            self.conn.close()
+            return
+        self.stop()
+        with contextlib.suppress(OSError):
+            self.conn.send(("stop",))  # (ignored unless it waits for the window)
+        deadline = time.monotonic() + 30
+        while self.proc.is_alive() and time.monotonic() < deadline:
+            # read what it still sends: a full pipe would keep it from ending
+            with contextlib.suppress(TimeoutError, ConnectionError, OSError):
+                await receive(self.conn, 0.2)
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
+        self.conn.close()
+
+
+Players = LocalPlayers | ProcessPlayers
+
+
+def shares(rooms: int, urls: list[str], settings: Settings, processes: int) -> list[Share]:
+    """The tables of a step dealt out among ``processes`` client processes."""
+    count = max(1, min(processes, rooms))
+    return [
+        Share([i for i in range(rooms) if i % count == k], urls, settings, rooms)
+        for k in range(count)
+    ]
+
+
+# ------------------------------------------------------------------ a step
+
+
+async def run_step(
+    servers: Servers,
+    rooms: int,
+    settings: Settings,
+    max_rss_mb: float,
+    client_processes: int = 1,
+) -> Msg:
+    """One step: ``rooms`` tables on fresh servers, measured for ``settings.seconds``."""
+    urls = servers.urls
+    step = Step(rooms, rooms * (4 + settings.spectators))
+    stats = step.stats
+    parts = shares(rooms, urls, settings, client_processes)
+    local = len(parts) == 1
+    players: list[Players] = (
+        [LocalPlayers(parts[0])] if local else [ProcessPlayers(p) for p in parts]
+    )
+    idle_rss = servers.rss_mb()
+    peak_rss = start_rss = idle_rss or 0.0
+    pings: list[float] = []
+    probes = [Client(step, None, random.Random(i), 0) for i in range(len(urls))]
+    ping_tasks: list[asyncio.Task[None]] = []
+    played: list[Played] = []
+    cpu0 = cpu1 = t_cpu0 = t_cpu1 = None
+    own0 = own1 = 0.0
+    ended_early = False
+
+    async def collect(timeout: float) -> None:
+        """Wait for every player's ``done`` (or failure)."""
+        end = time.monotonic() + timeout
+        for p in players:
+            msg = await p.receive(max(0.1, end - time.monotonic()))
+            if msg[0] == "done":
+                played.append(msg[1])
+            else:
+                stats.aborted = stats.aborted or f"a client process failed: {msg[1]}"
+
+    everyone = list(players)
+    try:
+        for p in players:
+            p.start()
+        setup_end = time.monotonic() + 2 * parts[0].setup_timeout + 30
+        waiting = list(players)
+        for p in players:  # each reports ready, or that it could not set up
+            msg = await p.receive(max(0.1, setup_end - time.monotonic()))
+            if msg[0] == "ready":
+                stats.setup_seconds = max(stats.setup_seconds, msg[1])
+                continue
+            waiting.remove(p)
+            if msg[0] == "done":
+                played.append(msg[1])
+                stats.aborted = stats.aborted or msg[1].stats.aborted or "no setup"
+            else:
+                stats.aborted = stats.aborted or f"a client process failed: {msg[1]}"
+        if stats.aborted:
+            players = waiting  # (the others answer ``go(None)`` with their figures)
+            for p in players:
+                p.go(None)
+            await collect(60)
+            raise RuntimeError(stats.aborted)
+        for probe, url in zip(probes, urls, strict=True):
+            await probe.open(url)
+        ping_tasks = [asyncio.create_task(pinger(step, p, pings)) for p in probes]
+        now = time.time() + 0.05  # the players start at once, measure after the warm-up
+        window = (now + settings.warmup, now + settings.warmup + settings.seconds)
+        offset = time.perf_counter() - time.time()
+        step.window_start, step.window_end = window[0] + offset, window[1] + offset
+        for p in players:
+            p.go(window)
+        await asyncio.sleep(max(0.0, step.window_start - time.perf_counter()))
+        cpu0, own0, t_cpu0 = servers.cpu_seconds(), time.process_time(), time.perf_counter()
+        peak_rss = start_rss = servers.rss_mb() or 0.0
+        ending = step.window_end - 0.5  # (the players may finish a moment before this)
+        while time.perf_counter() < step.window_end:
+            await asyncio.sleep(min(0.5, max(0.0, step.window_end - time.perf_counter())))
+            peak_rss = max(peak_rss, servers.rss_mb() or 0.0)
+            clients_rss = [proc_rss_mb(p.pid) or 0.0 for p in players if p.pid is not None]
+            if (
+                servers.peak_process_rss_mb() > max_rss_mb
+                or max([proc_rss_mb("self") or 0.0, *clients_rss]) > max_rss_mb
+            ):
+                stats.aborted = f"memory over {max_rss_mb:.0f} MB"
+                break
+            if not servers.alive():
+                stats.aborted = "the server exited" if len(urls) == 1 else "a server exited"
+                break
+            if not all(p.alive() for p in players) and time.perf_counter() < ending:
+                ended_early = True  # (what stopped them comes with their figures)
+                break
+        stats.window = max(0.0, min(time.perf_counter(), step.window_end) - step.window_start)
+        cpu1, own1, t_cpu1 = servers.cpu_seconds(), time.process_time(), time.perf_counter()
+        for p in players:
+            p.stop()
+        await collect(DRAIN_SECONDS + 60)
+    except (TimeoutError, RuntimeError, OSError) as e:
+        stats.aborted = stats.aborted or f"{type(e).__name__}: {e}"[:200]
+    finally:
+        await asyncio.gather(*(p.close() for p in everyone))
+        step.closing = True
+        await finish(ping_tasks)
+        quiet = time.perf_counter() + 2  # hang up after the last pong, not during it
+        while any(p.pongs for p in probes) and time.perf_counter() < quiet:
+            await asyncio.sleep(0.02)
+        await asyncio.gather(*(p.close() for p in probes))
+    for part in played:
+        stats.add(part.stats)
+    if ended_early and not stats.aborted:
+        stats.aborted = "the clients stopped before the end"
+    out = stats.summary()
+    out["client_processes"] = len(parts)
+    out["server_rss_mb"] = round(peak_rss, 1)  # the most, in the window (all servers)
+    out["server_rss_start_mb"] = round(start_rss, 1)  # at its start: the growth is the rest
+    out["server_rss_idle_mb"] = None if idle_rss is None else round(idle_rss, 1)
+    out["server_kb_per_room"] = (
+        round((peak_rss - idle_rss) * 1024 / rooms, 1) if idle_rss and peak_rss else None
+    )
+    out["server_cpu_pct"] = out["clients_cpu_pct"] = out["server_cpu_ms_per_action"] = None
+    if t_cpu0 is not None and t_cpu1 is not None and t_cpu1 > t_cpu0:
+        span = t_cpu1 - t_cpu0
+        if cpu0 is not None and cpu1 is not None:
+            out["server_cpu_pct"] = round(100 * (cpu1 - cpu0) / span, 1)
+            if out["actions"]:
+                out["server_cpu_ms_per_action"] = round(1000 * (cpu1 - cpu0) / out["actions"], 3)
+        own = [own1 - own0] if local else [p.cpu_seconds for p in played]
+        if len(own) == len(parts) and all(c is not None for c in own):
+            out["clients_cpu_pct"] = round(100 * sum(c or 0.0 for c in own) / span, 1)
+    # how late the clients' loops woke up: the worst client process's p99
+    lag99 = [percentile(sorted(p.lags), 99) for p in played if p.lags]
+    out["client_lag_p99_ms"] = round(max(lag99) * 1000, 1) if lag99 else None
+    pings.sort()
+    out["ping_p99_ms"] = round(percentile(pings, 99) * 1000, 1) if pings else None
+    out["loadavg_1min"] = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
+    return out
+
+
+__all__ = [
+    "ACK_TIMEOUT",
+    "CLIENT_FDS",
+    "Client",
+    "Played",
+    "Settings",
+    "Share",
+    "Step",
+    "StepStats",
+    "Table",
+    "finish",
+    "loop_lag",
+    "percentile",
+    "pinger",
+    "play_share",
+    "run_step",
+    "shares",
+    "ws_connect",
+]
