@@ -246,6 +246,8 @@ def _row(r: Msg) -> str:
         f"{_fmt(r['ping_p99_ms'], 7)} {_fmt(r['client_lag_p99_ms'], 7)} "
         f"{_fmt(r['loadavg_1min'], 5)}"
     )
+    if r.get("client_processes", 1) > 1:
+        line += f"  ({r['client_processes']} client processes)"
     if r["aborted"]:
         line += f"  stopped: {r['aborted']}"
     elif r["error_codes"]:
@@ -384,11 +386,16 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--memory-db is for one process on SQLite, not with --shared")
 
     # the series: each think time, each number of processes
+    room_cap = server_room_cap()  # None: the servers keep as many rooms as they are told
+    # (a server that keeps a fixed number of rooms: a default plan stays below it, with
+    # room for the rooms of finished matches until they are swept)
+    kept = MAX_THINK_ROOMS if room_cap is None else min(MAX_THINK_ROOMS, room_cap * 9 // 10)
     series: list[Series] = []
     for think in args.think_ms:
         per_process = MAX_THINK_ROOMS if think > 0 else MAX_ROOMS
         for n in args.processes:
-            top = min(args.max_rooms or per_process * n, per_process * n)
+            default_top = (kept if think > 0 else MAX_ROOMS) * n
+            top = min(args.max_rooms or default_top, per_process * n)
             explicit = args.rooms is not None
             if explicit:
                 plan = [m for m in args.rooms if m <= per_process * n]
@@ -411,7 +418,6 @@ def main(argv: list[str] | None = None) -> int:
         p.error(
             "this twentynine serve has no --redis: several processes (and --shared) cannot run yet"
         )
-    room_cap = server_room_cap()  # None: the servers keep as many rooms as they are told
     out = sys.stdout
     cpus = os.cpu_count() or 1
     length = args.length + (f" to {args.target}" if args.target and args.length == "match" else "")
@@ -447,7 +453,8 @@ def main(argv: list[str] | None = None) -> int:
     if room_cap is not None and thinking:
         head.append(
             f"  note: this server keeps at most {room_cap} rooms a process (it does not read"
-            " TWENTYNINE_MAX_ROOMS): more rooms than that a process are refused"
+            f" TWENTYNINE_MAX_ROOMS): with think time a series grows to {kept} a process"
+            " unless --max-rooms or --rooms say more (and those past the cap are refused)"
         )
     if not args.json:
         print("\n".join(head), file=out, flush=True)
@@ -510,6 +517,7 @@ def main(argv: list[str] | None = None) -> int:
                         f" {rooms} rooms\n{fleet.log_text()}"
                     )
         result = {"processes": s.processes, "think_ms": s.think_ms, **result}
+        result["warmup_s"] = settings.warmup
         result["server_log_errors"] = len(errors)
         server_errors.extend(errors[:5])
         s.steps.append(result)

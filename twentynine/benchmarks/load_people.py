@@ -49,6 +49,7 @@ except ImportError:  # pragma: no cover - older websockets
 ACK_TIMEOUT = 10.0  # an act unanswered this long is lost (a stall)
 STALL_SECONDS = 5.0  # a table with no change this long while it should move is stalled
 DRAIN_SECONDS = 5.0
+MOVING_TRIES = 20  # room_join answered "moving" (a room changing process): tries at most
 SETUP_AT_ONCE = 128  # tables of one client process that connect and open their room at once
 CLIENT_FDS = 64  # descriptors a client process needs besides its sockets
 
@@ -81,6 +82,7 @@ class StepStats:
     deals: int = 0  # next_deal requests answered
     games: int = 0  # matches played to their end
     stalls: int = 0
+    moving: int = 0  # room_join answered "moving", and tried again
     setup_seconds: float = 0.0
     window: float = 0.0
     aborted: str | None = None
@@ -100,6 +102,7 @@ class StepStats:
         self.deals += other.deals
         self.games += other.games
         self.stalls += other.stalls
+        self.moving += other.moving
         self.setup_seconds = max(self.setup_seconds, other.setup_seconds)
         self.aborted = self.aborted or other.aborted
 
@@ -123,6 +126,7 @@ class StepStats:
             "error_codes": dict(self.errors) | ({"lost": self.lost} if self.lost else {}),
             "version_gaps": self.gaps,
             "stalls": self.stalls,
+            "moving_retries": self.moving,
             "deals": self.deals,
             "games": self.games,
             "setup_s": round(self.setup_seconds, 2),
@@ -158,6 +162,15 @@ class Step:
 
     def in_window(self, t: float) -> bool:
         return self.window_start <= t < self.window_end
+
+
+class Refused(RuntimeError):
+    """A request answered with an error."""
+
+    def __init__(self, kind: str, reply: Msg) -> None:
+        super().__init__(f"{kind} refused: {reply.get('code')}: {reply.get('message')}")
+        self.code = reply.get("code")
+        self.reason = reply.get("reason")
 
 
 class Client:
@@ -225,7 +238,7 @@ class Client:
         finally:
             self.waiting.pop(ident, None)
         if reply.get("type") == "error":
-            raise RuntimeError(f"{kind} refused: {reply.get('code')}: {reply.get('message')}")
+            raise Refused(kind, reply)
         return reply
 
     async def _read(self) -> None:
@@ -392,15 +405,28 @@ class Table:
         host.reset_game()  # each socket leaves its old game with its first room message
         code = room["code"]
         for guest in guests:
-            await guest.request("room_join", code=code)
+            await self._join(guest, code)
             guest.reset_game()
             await guest.request("sit", seat=guest.seat, name=f"P{self.index}.{guest.seat}")
         for watcher in self.watchers:
-            await watcher.request("room_join", code=code)
+            await self._join(watcher, code)
             watcher.reset_game()
         started = await host.request("start")
         if started.get("type") != "state":
             raise RuntimeError(f"start answered {started}")
+
+    async def _join(self, client: Client, code: str) -> None:
+        """Join the room; on another process than its owner's, a room just made may be
+        ``moving`` (its lease not yet seen there): try again in a moment, as told."""
+        for attempt in range(MOVING_TRIES):
+            try:
+                await client.request("room_join", code=code)
+                return
+            except Refused as e:
+                if e.reason != "moving" or attempt == MOVING_TRIES - 1:
+                    raise
+                self.step.stats.moving += 1
+                await asyncio.sleep(0.02 * (attempt + 1))
 
     async def run(self) -> None:
         """Play games until the step stops; a finished match opens a new room."""
@@ -863,6 +889,7 @@ __all__ = [
     "CLIENT_FDS",
     "Client",
     "Played",
+    "Refused",
     "Settings",
     "Share",
     "Step",

@@ -245,8 +245,9 @@ class Server:
         return "\n".join(self.log_text().splitlines()[-lines:])
 
     def log_errors(self) -> list[str]:
-        """Lines of the server's log that report a failure (tracebacks, errors)."""
-        bad = ("Traceback", "ERROR", "Exception", "error handling")
+        """Lines of the server's log that report a failure (tracebacks, errors, a lease lost
+        by one of several processes)."""
+        bad = ("Traceback", "ERROR", "Exception", "error handling", "was lost")
         return [ln for ln in self.log_text().splitlines() if any(b in ln for b in bad)]
 
     def close(self) -> None:
