@@ -424,7 +424,11 @@ class Lobby:
 
     async def _find_room(self, conn: Connection, raw: str, ident: str | None) -> Room:
         address = getattr(conn, "address", "")
-        if not self.guard.may_guess(address):
+        shared = self.cluster.shared if self.cluster is not None else None
+        key = self.guard.key(address)
+        if not self.guard.may_guess(address) or (
+            shared is not None and not await shared.may_guess(key)
+        ):
             raise P.ProtocolError(
                 P.RATE_LIMITED,
                 "too many unknown room codes from this address: wait a few minutes",
@@ -437,6 +441,8 @@ class Lobby:
             room = await self._claim_room(code, ident)
         if room is None:
             self.guard.missed(address)
+            if shared is not None:
+                await shared.missed(key)
             raise P.ProtocolError(
                 P.NOT_FOUND,
                 "no room with this code: check the code or the link",

@@ -193,6 +193,19 @@ async def game_socket(ws: WebSocket) -> None:
             with contextlib.suppress(Exception):
                 await ws.close(LIMITED)
         return
+    shared = lobby.cluster.shared if lobby.cluster is not None else None
+    counted = False
+    if shared is not None:  # the address's connections on every process
+        try:
+            why = await shared.open(guard.key(address))
+        except Exception as e:  # Redis away: this process's own limits still hold
+            log.error("cannot count the connections of all servers: %s", e)
+        else:
+            if why is not None:
+                ticket.close()
+                await _turn_away(ws, why)
+                return
+            counted = True
     try:
         await ws.accept()
         conn = SocketConnection(ws, address, lobby.config.limits.outbox)
@@ -217,6 +230,9 @@ async def game_socket(ws: WebSocket) -> None:
                 reader.route.close()
     finally:
         ticket.close()
+        if counted and shared is not None:
+            with contextlib.suppress(Exception):
+                await shared.close(guard.key(address))
 
 
 async def api_meta(request: Request) -> Response:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .leases import GAME, ROOM, Leases, NoLeases
 from .relay import Relay, RemoteClient, Route
+from .shared import SharedLimits
 
 if TYPE_CHECKING:
     from ..lobby import Lobby
@@ -38,6 +39,7 @@ class Cluster:
         self.redis: Any = aioredis.from_url(url, decode_responses=True)
         self.leases = Leases(self.redis, self.process, ttl, on_lost=lobby.lost)
         self.relay = Relay(self.redis, self.process, lobby, self.leases)
+        self.shared = SharedLimits(self.redis, self.process, lobby.config.limits)
 
     async def start(self) -> None:
         await self.redis.ping()  # fails here, at the start, if Redis cannot be reached
@@ -60,7 +62,18 @@ class Cluster:
             "sent": self.relay.sent,
             "received": self.relay.received,
             "lost": self.leases.lost,
+            "refused_shared": self.shared.refused,
         }
 
 
-__all__ = ["GAME", "ROOM", "Cluster", "Leases", "NoLeases", "Relay", "RemoteClient", "Route"]
+__all__ = [
+    "GAME",
+    "ROOM",
+    "Cluster",
+    "Leases",
+    "NoLeases",
+    "Relay",
+    "RemoteClient",
+    "Route",
+    "SharedLimits",
+]

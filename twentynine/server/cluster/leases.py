@@ -89,6 +89,8 @@ class Leases:
         self.ttl_ms = max(200, int(ttl * 1000))
         self.on_lost = on_lost
         self.held: set[tuple[str, str]] = set()
+        # taken by ``hold`` and not yet written: a renewal would find them missing
+        self._fresh: set[tuple[str, str]] = set()
         self._renew = redis.register_script(RENEW)
         self._release = redis.register_script(RELEASE)
         self._pending: set[asyncio.Task[Any]] = set()
@@ -117,7 +119,14 @@ class Leases:
         """Take the lease of something this process has just made (a new id: nobody else
         can hold it); written at once, without waiting for it."""
         self.held.add((kind, key))
-        self._spawn(self.redis.set(lease_key(kind, key), self.process, px=self.ttl_ms))
+        self._fresh.add((kind, key))
+        self._spawn(self._write(kind, key))
+
+    async def _write(self, kind: str, key: str) -> None:
+        try:
+            await self.redis.set(lease_key(kind, key), self.process, px=self.ttl_ms)
+        finally:
+            self._fresh.discard((kind, key))
 
     def drop(self, kind: str, key: str) -> None:
         """Give the lease up (the game or room is no longer kept here)."""
@@ -151,7 +160,7 @@ class Leases:
     # ---------------------------------------------------------------- heartbeat
     async def renew(self) -> list[tuple[str, str]]:
         """Extend every lease held and the process's own ``alive`` key; the leases lost."""
-        held = list(self.held)
+        held = [k for k in self.held if k not in self._fresh]
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.set(alive_key(self.process), "1", px=self.ttl_ms)
             for kind, key in held:
