@@ -345,3 +345,27 @@ def redis_url(tmp_path: Path) -> Iterator[str]:  # (temporary: until conftest ha
     time.sleep(0.3)
     yield f"redis://127.0.0.1:{port}/0"
     proc.kill()
+
+
+def test_serve_says_what_is_wrong_with_its_cluster_settings(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from twentynine.benchmarks.localhost import free_port
+
+    exe = Path(sys.executable).parent / "twentynine"
+    nowhere = f"redis://127.0.0.1:{free_port()}/0"
+    cases = [
+        (["--db", str(tmp_path / "g.sqlite3"), "--redis", nowhere], "must be kept in PostgreSQL"),
+        (["--db", "postgresql://u@127.0.0.1:1/x", "--redis", "localhost:6379"], "a URL such as"),
+        (["--db", "postgresql://u@127.0.0.1:1/x", "--redis", nowhere], "cannot be reached"),
+    ]
+    for args, words in cases:
+        done = subprocess.run(
+            [str(exe), "serve", "--port", str(free_port()), *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert words in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -253,6 +253,16 @@ def cluster_problem(config: ServerConfig) -> str | None:
             "--redis shares the games of many processes: they must be kept in PostgreSQL"
             " (--db postgresql://USER@HOST:PORT/DB)"
         )
+    import redis
+
+    try:
+        client = redis.Redis.from_url(config.redis, socket_connect_timeout=5, socket_timeout=5)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except (redis.RedisError, ValueError, OSError) as e:
+        return f"--redis {shown_db(config.redis or '')}: cannot be reached ({e})"
     return None
 
 
