@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8029
 
-.PHONY: play test chromium postgres pyodide axe lint typecheck unit bench clean
+.PHONY: play test chromium postgres redis pyodide axe lint typecheck unit bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 play: $(VENV)/.installed-play pyodide
 	$(BIN)/twentynine serve --host $(HOST) --port $(PORT) --open
 
-test: $(VENV)/.installed-test chromium postgres pyodide axe lint typecheck unit
+test: $(VENV)/.installed-test chromium postgres redis pyodide axe lint typecheck unit
 
 # The browser tests drive Debian's chromium; install it when it is missing.
 chromium:
@@ -34,6 +34,15 @@ chromium:
 # The store tests start a PostgreSQL server of their own; install it when it is missing.
 postgres:
 	./scripts/ensure-postgres
+
+# The tests of many server processes start a Redis server of their own; install it when it
+# is missing.
+redis:
+	./scripts/ensure-redis
+
+# The cluster tests and the load benchmark start Redis servers of their own; install it when missing.
+redis:
+	./scripts/ensure-redis
 
 # Pyodide's runtime (npm ci, then a copy of its files) for offline play in the browser.
 pyodide:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from pg import Cluster, Unavailable, start_cluster
 
+from twentynine.benchmarks.throwaway import RedisServer, start_redis
 from twentynine.game import record
 from twentynine.game.actions import KINDS, Action
 from twentynine.game.engine import Match
@@ -130,3 +131,42 @@ def pg_url(pg_cluster: Cluster) -> Iterator[str]:
     url = pg_cluster.new_database()
     yield url
     pg_cluster.drop_database(url)
+
+
+# ---------------------------------------------------------------------- Redis
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A throw-away Redis of this test process (``twentynine.benchmarks.throwaway``)."""
+    server: RedisServer | None = None
+    try:
+        import redis  # noqa: F401
+
+        server = start_redis()
+    except ImportError as e:
+        why = f"the redis client is not installed ({e}); pip install -e '.[test]'"
+    except (Unavailable, OSError, subprocess.SubprocessError) as e:
+        why = str(e)
+    if server is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Redis is required in CI: {why}", pytrace=False)
+        pytest.skip(f"no Redis server: {why}")
+        return
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The URL of the test process's Redis, emptied for this test."""
+    import redis
+
+    client = redis.Redis.from_url(redis_server.url)
+    try:
+        client.flushall()
+    finally:
+        client.close()
+    return redis_server.url

@@ -321,32 +321,6 @@ def test_an_address_has_the_same_limits_on_every_process(
         assert got["type"] == "error" and got["reason"] == "room_codes", got
 
 
-@pytest.fixture
-def redis_url(tmp_path: Path) -> Iterator[str]:  # (temporary: until conftest has one)
-    import subprocess
-
-    from twentynine.benchmarks.localhost import free_port
-
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--dir",
-            str(tmp_path),
-        ],
-        stdout=subprocess.DEVNULL,
-    )
-    time.sleep(0.3)
-    yield f"redis://127.0.0.1:{port}/0"
-    proc.kill()
-
-
 def test_serve_says_what_is_wrong_with_its_cluster_settings(tmp_path: Path) -> None:
     import subprocess
     import sys
