@@ -35,11 +35,6 @@ chromium:
 postgres:
 	./scripts/ensure-postgres
 
-# The tests of many server processes start a Redis server of their own; install it when it
-# is missing.
-redis:
-	./scripts/ensure-redis
-
 # The cluster tests and the load benchmark start Redis servers of their own; install it when missing.
 redis:
 	./scripts/ensure-redis
