@@ -1,5 +1,7 @@
 """``twentynine bench load`` still runs: a real server, one and two rooms, a few seconds;
-people who think, played by two client processes; bad options refused.
+people who think, played by two client processes; one and two server processes on a
+throw-away PostgreSQL and Redis (skipped where those cannot run, failed in CI); bad
+options refused.
 
 Not a measurement (the figures of a loaded test machine mean little): the
 check is that every step produces its figures, that the clients played
@@ -11,6 +13,7 @@ and that the server's log holds no failure.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -109,3 +112,43 @@ def test_bad_options_are_refused(
         load.main(option)
     assert e.value.code == 2
     assert said in capsys.readouterr().err
+
+
+def _shared_unavailable() -> str | None:
+    """Why two server processes cannot run here (None: they can)."""
+    from twentynine.benchmarks import load_servers, throwaway
+
+    if throwaway.find_redis() is None:
+        return "redis-server is not installed (scripts/ensure-redis)"
+    if throwaway.find_bindir() is None:
+        return "PostgreSQL's initdb is not installed (scripts/ensure-postgres)"
+    if not load_servers.serve_has_redis():
+        return "twentynine serve has no --redis"
+    return None
+
+
+def test_two_server_processes_share_postgres_and_redis(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    why = _shared_unavailable()
+    if why is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run the two-process load benchmark: {why}")
+        pytest.skip(why)
+    # one process on PostgreSQL and Redis (the baseline), then two: the people of each
+    # room on both, so that the host's process gets the others' messages through Redis
+    argv = ["bench", "load", "--rooms", "2", "--seconds", "2", "--warmup", "0.3"]
+    argv += ["--processes", "1,2", "--shared", "--think-ms", "20", "--target", "2", "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["stopped"] is None and report["server_log_errors"] == [], report
+    assert [(s["processes"], s["backend"]) for s in report["series"]] == [
+        (1, "PostgreSQL + Redis"),
+        (2, "PostgreSQL + Redis"),
+    ]
+    assert [(s["processes"], s["rooms"]) for s in report["steps"]] == [(1, 2), (2, 2)]
+    for step in report["steps"]:
+        _clean(step)
+        assert step["ping_p99_ms"] is not None and step["server_rss_mb"] > 0
+        assert step["server_cpu_pct"] is not None and step["server_kb_per_room"] is not None
+    assert [x["processes"] for x in report["largest"]] == [1, 2]

@@ -204,6 +204,19 @@ class Series:
             (r for r in self.steps if r["rooms"] < limit), key=lambda r: r["rooms"], default=None
         )
 
+    def kb_per_room(self) -> float | None:
+        """The servers' memory for one room more: the growth of their peak from the fewest
+        rooms measured to the most, per room (the first rooms carry the servers' own
+        warm-up, which ``server_kb_per_room`` of a small step counts in)."""
+        ok = [r for r in self.steps if not r["aborted"] and r["server_rss_mb"]]
+        if len(ok) < 2:
+            return None
+        lo, hi = min(ok, key=lambda r: r["rooms"]), max(ok, key=lambda r: r["rooms"])
+        if hi["rooms"] == lo["rooms"]:
+            return None
+        grown = hi["server_rss_mb"] - lo["server_rss_mb"]
+        return round(grown * 1024 / (hi["rooms"] - lo["rooms"]), 1)
+
     def summary(self, target_ms: float, memory_db: bool) -> Msg:
         best = self.best(target_ms)
         return {
@@ -214,6 +227,7 @@ class Series:
             "steps": sorted(self.steps, key=lambda r: r["rooms"]),
             "largest_rooms_under_target": best["rooms"] if best else None,
             "most_rooms_measured": max((r["rooms"] for r in self.steps), default=0),
+            "server_kb_per_extra_room": self.kb_per_room(),
             "stopped": self.stopped,
         }
 
@@ -639,6 +653,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"{s.processes} process{'es' if s.processes > 1 else ''},"
                 f" {'stress' if s.think_ms == 0 else f'think {s.think_ms:g} ms'}"
             )
+            extra = s.kb_per_room()
+            if extra is not None:
+                what += f" ({extra:.0f} kB a room more)"
             if best is None:
                 print(f"{what}: no step had p99 < {target:g} ms without errors", file=out)
                 continue
