@@ -50,7 +50,7 @@ ACK_TIMEOUT = 10.0  # an act unanswered this long is lost (a stall)
 STALL_SECONDS = 5.0  # a table with no change this long while it should move is stalled
 DRAIN_SECONDS = 5.0
 MOVING_TRIES = 20  # room_join answered "moving" (a room changing process): tries at most
-SETUP_AT_ONCE = 128  # tables of one client process that connect and open their room at once
+SETUP_AT_ONCE = 32  # tables of one client process that connect and open their room at once
 CLIENT_FDS = 64  # descriptors a client process needs besides its sockets
 
 Msg = dict[str, Any]
