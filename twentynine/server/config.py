@@ -49,6 +49,7 @@ class ServerConfig:
             bot_delay=max(0, _env_int("TWENTYNINE_BOT_DELAY_MS", 600)) / 1000,
             bot_workers=max(0, _env_int("TWENTYNINE_BOT_WORKERS", min(2, cpus))),
             max_games=max(1, _env_int("TWENTYNINE_MAX_GAMES", 200)),
+            max_rooms=max(1, _env_int("TWENTYNINE_MAX_ROOMS", 500)),
             db=os.environ.get("TWENTYNINE_DB") or None,
             redis=os.environ.get("TWENTYNINE_REDIS") or None,
             lease_seconds=max(200, _env_int("TWENTYNINE_LEASE_MS", 2000)) / 1000,

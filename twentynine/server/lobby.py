@@ -294,6 +294,7 @@ class Lobby:
             return current
         if msg.type in ("create", "join"):
             session, seats = await self._open(conn, msg)
+            await self.leases.settled()  # (a new game's lease is written before its id is told)
             self._leave_rooms(conn)
             if current is not None and current is not session:
                 current.detach(conn)
@@ -503,6 +504,7 @@ class Lobby:
                 self.leases.hold(ROOM, room.code)
                 assert msg.id is not None
                 mine[msg.id] = room.code
+            await self.leases.settled()  # (the new room's lease, before its code is told)
             return await self._enter_room(conn, current, room, room.table.host, msg, token)
         if msg.type == "room_join":
             room = await self._find_room(conn, body["code"], msg.id)
@@ -624,6 +626,7 @@ class Lobby:
             raise P.ProtocolError(P.UNAVAILABLE, str(e), msg.id) from None
         room.game = session.ident
         room.version += 1
+        await self.leases.settled()  # (the game's lease, before its id is told)
         with contextlib.suppress(GameError):  # the game is saved; the code leads to it here
             self._save_room(room)
         clients = self.room_clients.pop(room.code, {})

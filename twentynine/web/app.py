@@ -256,7 +256,9 @@ def cluster_problem(config: ServerConfig) -> str | None:
     import redis
 
     try:
-        client = redis.Redis.from_url(config.redis, socket_connect_timeout=5, socket_timeout=5)
+        client = redis.Redis.from_url(
+            config.redis or "", socket_connect_timeout=5, socket_timeout=5
+        )
         try:
             client.ping()
         finally:

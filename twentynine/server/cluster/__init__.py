@@ -36,7 +36,13 @@ class Cluster:
 
         self.url = url
         self.process = secrets.token_hex(6)
-        self.redis: Any = aioredis.from_url(url, decode_responses=True)
+        # Many tasks wait on Redis at once (joins, relays, limits): they queue for a
+        # connection instead of failing past the pool's size.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, decode_responses=True, max_connections=64, timeout=20
+        )
+        self.pool = pool
+        self.redis: Any = aioredis.Redis(connection_pool=pool)
         self.leases = Leases(self.redis, self.process, ttl, on_lost=lobby.lost)
         self.relay = Relay(self.redis, self.process, lobby, self.leases)
         self.shared = SharedLimits(self.redis, self.process, lobby.config.limits)
@@ -52,6 +58,7 @@ class Cluster:
         await self.relay.close()
         await self.leases.close()
         await self.redis.aclose()
+        await self.pool.disconnect()
 
     def counts(self) -> dict[str, Any]:
         return {

@@ -60,6 +60,9 @@ class NoLeases:
 
     process = ""
 
+    async def settled(self) -> None:
+        pass
+
     def hold(self, kind: str, key: str) -> None:
         pass
 
@@ -117,14 +120,22 @@ class Leases:
 
     def hold(self, kind: str, key: str) -> None:
         """Take the lease of something this process has just made (a new id: nobody else
-        can hold it); written at once, without waiting for it."""
+        can hold it); written at once: ``settled`` waits for it, which the lobby does
+        before anyone hears of the new id."""
         self.held.add((kind, key))
         self._fresh.add((kind, key))
         self._spawn(self._write(kind, key))
 
     async def _write(self, kind: str, key: str) -> None:
         try:
-            await self.redis.set(lease_key(kind, key), self.process, px=self.ttl_ms)
+            if not await self.redis.set(
+                lease_key(kind, key), self.process, nx=True, px=self.ttl_ms
+            ):
+                # (a new id another process holds: all but impossible) it stays theirs
+                log.error("the new %s %s is another server's: not served here", kind, key)
+                self.held.discard((kind, key))
+                if self.on_lost is not None:
+                    self.on_lost(kind, key)
         finally:
             self._fresh.discard((kind, key))
 
