@@ -3,17 +3,21 @@
 A lease is a Redis key, ``tn:lease:game:<id>`` or ``tn:lease:room:<code>``,
 whose value is the owning process's id and which expires ``ttl`` seconds
 after it was last renewed. The owner renews all of its leases every
-``ttl / 4`` in one pipeline, each renewal a script that extends the key only
-while it still names this process (so a process that was paused past its
-lease never extends another's). A process also keeps ``tn:alive:<id>``, on
-the same heartbeat: the others read it to know whether a process they relay
-to still runs.
+``ttl / 4`` with one script call (``RENEW``) that extends each key only while
+it still names this process, so a process that was paused past its lease
+never extends another's; a key that ran out while nobody took it (a beat
+came late, the process busy) is taken again. A process also keeps
+``tn:alive:<id>``, on the same heartbeat: the others read it to know whether
+a process they relay to still runs.
 
 A process that dies stops renewing; its leases expire within ``ttl``, and
 the first process asked for one of its games or rooms then claims it (``SET
-NX``) and rebuilds it from the store. A renewal that finds the key gone or
-taken is a lease *lost*: the process stops serving that game or room (its
-clients are told to reconnect) so that two processes never serve one.
+NX``) and rebuilds it from the store. A renewal that finds the key taken is
+a lease *lost*: the process stops serving that game or room (its clients are
+told to reconnect) so that two processes never serve one. (Should two ever
+both hold a game for a moment, the store still applies each move once: a
+change of a game's log is written at its index, and the second writer of an
+index fails.)
 
 ``NoLeases`` is the single process: every lease is its own, nothing is asked.
 """
@@ -31,13 +35,25 @@ log = logging.getLogger("twentynine.server")
 PREFIX = "tn:"
 GAME, ROOM = "game", "room"
 
-# Extend the key by ARGV[2] ms only if it still names ARGV[1]; 1 if so, else 0.
+# Every lease of a process in one call: KEYS its leases, ARGV[1] the process, ARGV[2]
+# the time to live (ms). A key that names the process is extended; one that has run out
+# (a beat came late: nobody took it meanwhile) is taken again; one that names another
+# process is lost. Returns the (1-based) indexes of the keys lost.
 RENEW = """
-if redis.call('get', KEYS[1]) == ARGV[1] then
-  return redis.call('pexpire', KEYS[1], ARGV[2])
+local lost = {}
+for i, key in ipairs(KEYS) do
+  local owner = redis.call('get', key)
+  if owner == ARGV[1] then
+    redis.call('pexpire', key, ARGV[2])
+  elseif not owner then
+    redis.call('set', key, ARGV[1], 'PX', ARGV[2])
+  else
+    lost[#lost + 1] = i
+  end
 end
-return 0
+return lost
 """
+RENEW_BATCH = 2000  # keys per call: one call holds Redis for well under a millisecond
 # Delete the key only if it names ARGV[1].
 RELEASE = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -172,15 +188,15 @@ class Leases:
     async def renew(self) -> list[tuple[str, str]]:
         """Extend every lease held and the process's own ``alive`` key; the leases lost."""
         held = [k for k in self.held if k not in self._fresh]
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.set(alive_key(self.process), "1", px=self.ttl_ms)
-            for kind, key in held:
-                await self._renew(
-                    keys=[lease_key(kind, key)], args=[self.process, self.ttl_ms], client=pipe
-                )
-            results = await pipe.execute()
+        await self.redis.set(alive_key(self.process), "1", px=self.ttl_ms)
+        lost = []
+        for start in range(0, len(held), RENEW_BATCH):
+            part = held[start : start + RENEW_BATCH]
+            keys = [lease_key(kind, key) for kind, key in part]
+            gone = await self._renew(keys=keys, args=[self.process, self.ttl_ms])
+            lost += [part[int(i) - 1] for i in gone]
         self.renewals += 1
-        lost = [k for k, ok in zip(held, results[1:], strict=True) if not ok and k in self.held]
+        lost = [k for k in lost if k in self.held]
         for kind, key in lost:
             self.held.discard((kind, key))
             self.lost += 1
