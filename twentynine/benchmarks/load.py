@@ -644,6 +644,8 @@ def main(argv: list[str] | None = None) -> int:
             f"  all steps: {total['deals']} next deals, {total['games']} games played to the end"
             f" (each then opens a new room), {total['version_gaps']} skipped versions,"
             f" {sum(r['stalls'] for r in steps)} stalls,"
+            f" {sum(r.get('late_pairs', 0) for r in steps)} answers to a pair window too late"
+            " (another seat acted first: a race, not an error),"
             f" {len(server_errors)} failures in the servers' logs",
             file=out,
         )

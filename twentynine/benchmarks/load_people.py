@@ -83,6 +83,10 @@ class StepStats:
     games: int = 0  # matches played to their end
     stalls: int = 0
     moving: int = 0  # room_join answered "moving", and tried again
+    # what was sent in a pair window (a declaration or a pass) answered "illegal": another
+    # seat acted first and closed the window, a race a person at a real table can lose too
+    # (not an error of the server)
+    late_pairs: int = 0
     setup_seconds: float = 0.0
     window: float = 0.0
     aborted: str | None = None
@@ -103,6 +107,7 @@ class StepStats:
         self.games += other.games
         self.stalls += other.stalls
         self.moving += other.moving
+        self.late_pairs += other.late_pairs
         self.setup_seconds = max(self.setup_seconds, other.setup_seconds)
         self.aborted = self.aborted or other.aborted
 
@@ -127,6 +132,7 @@ class StepStats:
             "version_gaps": self.gaps,
             "stalls": self.stalls,
             "moving_retries": self.moving,
+            "late_pairs": self.late_pairs,
             "deals": self.deals,
             "games": self.games,
             "setup_s": round(self.setup_seconds, 2),
@@ -188,6 +194,7 @@ class Client:
         self.waiting: dict[str, asyncio.Future[Msg]] = {}
         self.pongs: collections.deque[asyncio.Future[Msg]] = collections.deque()
         self.sent_at: dict[str, float] = {}  # act id -> when it was sent
+        self.pairs: set[str] = set()  # ids of the pair declarations in flight
         self.latest: Msg | None = None  # the last state or update
         self.version: int | None = None
         self.changed = asyncio.Event()
@@ -264,7 +271,11 @@ class Client:
                     if self.step.in_window(sent):
                         stats.rtts.append(now - sent)
                 elif kind == "error" and (sent is not None or ident not in self.waiting):
-                    stats.errors[str(msg.get("code"))] += 1  # (a request's: its caller's)
+                    if ident in self.pairs and msg.get("code") == "illegal":
+                        stats.late_pairs += 1
+                    else:
+                        stats.errors[str(msg.get("code"))] += 1  # (a request's: its caller's)
+                self.pairs.discard(ident)
             if kind == "pong" and self.pongs:
                 pong = self.pongs.popleft()
                 if not pong.done():
@@ -290,6 +301,14 @@ class Client:
         self.version = None
         self.deal_asked_at = None
         self.accepting = False
+
+    def phase(self) -> str | None:
+        """The phase of this seat's newest view."""
+        if self.latest is None or self.seat is None:
+            return None
+        view = self.latest.get("views", {}).get(str(self.seat)) or {}
+        phase = view.get("phase")
+        return phase if isinstance(phase, str) else None
 
     def my_legal(self) -> list[Msg]:
         if self.latest is None or self.seat is None:
@@ -319,6 +338,8 @@ class Client:
                         continue
                 action = legal[int(self.rng.random() * len(legal))]
                 ident = self.next_id()
+                if self.phase() == "pair":  # a declaration, or a pass, in the pair window
+                    self.pairs.add(ident)
                 self.sent_at[ident] = time.perf_counter()
                 stats.acts += 1
                 await self.ws.send(json.dumps({"type": "act", "id": ident, "action": action}))
