@@ -103,7 +103,11 @@ class PostgresStore(SQLStore):
             for attempt in (1, 2):
                 conn = self._connection()
                 try:
-                    result = work(Tx(conn, "%s"))
+                    # Pipeline mode: statements whose results are not read go out together,
+                    # without a round trip each (a move's change is several statements; the
+                    # event loop waits for every round trip).
+                    with conn.pipeline():
+                        result = work(Tx(conn, "%s"))
                 except psycopg.Error as e:
                     dropped = conn.closed or conn.broken
                     self._rollback(conn)

@@ -309,18 +309,17 @@ class SQLStore:
                     ident,
                 )
             if replies:
-                row = tx.one("SELECT COALESCE(MAX(seq), 0) FROM replies WHERE game = ?", ident)
-                seq = int(row[0]) if row else 0
                 for seats, reply_id, text in replies:
-                    seq += 1
+                    # (its number computed by the database: no round trip to read it first)
                     tx.run(
-                        "INSERT INTO replies (game, seats, ident, seq, reply)"
-                        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (game, seats, ident) DO UPDATE"
+                        "INSERT INTO replies (game, seats, ident, seq, reply) VALUES (?, ?, ?,"
+                        " (SELECT COALESCE(MAX(seq), 0) + 1 FROM replies WHERE game = ?), ?)"
+                        " ON CONFLICT (game, seats, ident) DO UPDATE"
                         " SET seq = excluded.seq, reply = excluded.reply",
                         ident,
                         seats,
                         reply_id,
-                        seq,
+                        ident,
                         text,
                     )
                 for seats in {r[0] for r in replies}:
