@@ -152,3 +152,19 @@ def test_two_server_processes_share_postgres_and_redis(
         assert step["ping_p99_ms"] is not None and step["server_rss_mb"] > 0
         assert step["server_cpu_pct"] is not None and step["server_kb_per_room"] is not None
     assert [x["processes"] for x in report["largest"]] == [1, 2]
+
+
+def test_a_room_kept_together_on_its_process(capsys: pytest.CaptureFixture[str]) -> None:
+    """--together: the four people of a room on the host's process, nothing relayed."""
+    why = _shared_unavailable()
+    if why is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run the two-process load benchmark: {why}")
+        pytest.skip(why)
+    argv = ["bench", "load", "--rooms", "2", "--seconds", "2", "--warmup", "0.3", "--json"]
+    argv += ["--processes", "2", "--together", "--think-ms", "20", "--target", "2"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["stopped"] is None and report["settings"]["together"] is True, report
+    assert [(s["processes"], s["rooms"]) for s in report["steps"]] == [(2, 2)]
+    _clean(report["steps"][0])

@@ -16,9 +16,10 @@ next deal when a deal ends; when a match is over the four open a new room on
 the same connections and play on. With N processes the people of a room
 connect to different ones (seat ``s`` of room ``i`` to process ``(i + s) % N``)
 and the room's owner, the host's process, gets the others' messages through
-Redis. The clients run in this process, or in several client processes when
-there are many of them (``--client-processes``), so that the clients are not
-what is measured.
+Redis (``--together``: all four connect to the host's process, as behind a proxy
+that keeps a room together, and nothing is relayed). The clients run in this
+process, or in several client processes when there are many of them
+(``--client-processes``), so that the clients are not what is measured.
 
 The figure measured is an action's round trip: from sending ``act`` to
 receiving its ``ack``. For each M it reports p50, p95, p99 and the worst,
@@ -336,6 +337,12 @@ def main(argv: list[str] | None = None) -> int:
         help="one process too on PostgreSQL and Redis (the baseline for --processes 1,2)",
     )
     p.add_argument(
+        "--together",
+        action="store_true",
+        help="with N processes, the four people of a room connect to the room's own process"
+        " (a proxy that keeps a room together), instead of one each to different processes",
+    )
+    p.add_argument(
         "--think-ms",
         type=_parse_think,
         default=[0.0],
@@ -442,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
         f"  servers: twentynine serve (uvicorn) on {HOST}, fresh per step"
         + (
             "; a throw-away PostgreSQL and Redis shared by the processes, the people of a"
-            " room on different ones"
+            + (" room together on its host's" if args.together else " room on different ones")
             if any(x.shared for x in series)
             else ", one process on SQLite"
         ),
@@ -490,6 +497,7 @@ def main(argv: list[str] | None = None) -> int:
             seconds=args.seconds,
             warmup=warmup,
             seed=args.seed,
+            together=args.together,
         )
         need = settings.seconds + settings.warmup + 10
         if time.monotonic() + need > deadline:
@@ -609,6 +617,7 @@ def main(argv: list[str] | None = None) -> int:
             "think_ms": args.think_ms,
             "processes": args.processes,
             "shared": args.shared,
+            "together": args.together,
             "client_processes": args.client_processes or "auto",
             "spectators": args.spectators,
             "seconds": args.seconds,

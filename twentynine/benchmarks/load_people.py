@@ -154,6 +154,7 @@ class Settings:
     seconds: float = 20.0
     warmup: float = 2.0
     seed: int = 29
+    together: bool = False  # every person of a table on its host's server (no relaying)
 
 
 class Step:
@@ -411,6 +412,8 @@ class Table:
 
     def url_of(self, position: int) -> str:
         """The server of the person (0-3) or spectator (4 on) at this position."""
+        if self.settings.together:
+            return self.url
         return self.urls[(self.index + position) % len(self.urls)]
 
     async def connect(self) -> None:
