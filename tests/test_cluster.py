@@ -48,11 +48,15 @@ class Node(Server):
             "TWENTYNINE_TRICK_PAUSE_MS": "100",
         }
 
-    def process(self) -> str:
+    def health(self) -> dict[str, Any]:
         import urllib.request
 
         with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=5) as r:
-            return str(json.load(r)["cluster"]["process"])
+            got: dict[str, Any] = json.load(r)
+        return got
+
+    def process(self) -> str:
+        return str(self.health()["cluster"]["process"])
 
 
 @contextlib.contextmanager
@@ -319,6 +323,20 @@ def test_an_address_has_the_same_limits_on_every_process(
             assert got["type"] == "error" and got["reason"] == "room_unknown", got
         got = guesser_b.request(type="room_join", code="WWWW-WWWW")
         assert got["type"] == "error" and got["reason"] == "room_codes", got
+
+
+def test_the_clients_of_a_killed_front_are_let_go(nodes: list[Node]) -> None:
+    """A process that dies with clients relayed to another: the owner lets them go."""
+    a, b = nodes
+    south = hot_seat(a)
+    south.rejoin(b)  # relayed from b to a
+    settle(south)
+    assert a.health()["cluster"]["relayed_in"] == 1
+    b.kill()
+    end = time.monotonic() + TAKEOVER
+    while a.health()["cluster"]["relayed_in"] and time.monotonic() < end:
+        time.sleep(0.1)
+    assert a.health()["cluster"]["relayed_in"] == 0
 
 
 def test_serve_says_what_is_wrong_with_its_cluster_settings(tmp_path: Path) -> None:

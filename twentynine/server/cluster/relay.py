@@ -68,11 +68,13 @@ class RemoteClient:
         self.gone = False  # its front said it left
 
     def send(self, data: dict[str, Any]) -> None:
-        self.relay.post(self.process, {"k": "out", "c": self.cid, "m": encode(data)})
+        relay = self.relay
+        relay.post(self.process, {"k": "out", "p": relay.process, "c": self.cid, "m": encode(data)})
 
     def drop(self, reason: str) -> None:
         """Close the client's socket on its front with ``SLOW`` (reconnect now)."""
-        self.relay.post(self.process, {"k": "close", "c": self.cid, "r": reason})
+        relay = self.relay
+        relay.post(self.process, {"k": "close", "p": relay.process, "c": self.cid, "r": reason})
 
     async def run(self) -> None:
         lobby = self.relay.lobby
@@ -206,12 +208,13 @@ class Relay:
     def _receive(self, e: dict[str, Any]) -> None:
         kind = e.get("k")
         if kind == "out":
+            # (from the client's owner only: one it has just left may still be talking)
             route = self.routes.get(e["c"])
-            if route is not None:
+            if route is not None and route.owner == e.get("p"):
                 route.outbox.put_text(e["m"])
         elif kind == "close":
             route = self.routes.get(e["c"])
-            if route is not None:
+            if route is not None and route.owner == e.get("p"):
                 route.outbox.close(SLOW, str(e.get("r") or MOVED))
         elif kind == "in":
             key = (str(e["p"]), str(e["c"]))
@@ -266,19 +269,22 @@ class Relay:
         return owner
 
     async def _watch(self) -> None:
-        """Close this process's clients whose owner died: they reconnect and join again."""
+        """Close this process's clients whose owner died (they reconnect and join again),
+        and let go of the clients of a front that died (their seats are away)."""
         period = self.leases.ttl_ms / 2000
         while True:
             await asyncio.sleep(period)
-            owners = sorted({r.owner for r in self.routes.values() if r.owner})
-            if not owners:
+            owners = {r.owner for r in self.routes.values() if r.owner}
+            fronts = {c.process for c in self.remotes.values()}
+            others = sorted(owners | fronts)
+            if not others:
                 continue
             try:
-                alive = await self.redis.exists(*[alive_key(p) for p in owners])
-                if alive == len(owners):
+                alive = await self.redis.exists(*[alive_key(p) for p in others])
+                if alive == len(others):
                     continue
                 async with self.redis.pipeline(transaction=False) as pipe:
-                    for p in owners:
+                    for p in others:
                         pipe.exists(alive_key(p))
                     states = await pipe.execute()
             except asyncio.CancelledError:
@@ -286,12 +292,19 @@ class Relay:
             except Exception as e:
                 log.error("cannot check the other servers: %s", e)
                 continue
-            dead = {p for p, up in zip(owners, states, strict=True) if not up}
+            dead = {p for p, up in zip(others, states, strict=True) if not up}
             for route in list(self.routes.values()):
                 if route.owner in dead:
                     self.routes.pop(route.cid, None)
                     route.owner = None
                     route.outbox.close(SLOW, MOVED)
+            for key, client in list(self.remotes.items()):
+                if client.process in dead:
+                    del self.remotes[key]
+                    client.gone = True
+                    client.inbox.clear()
+                    if client.task is None:
+                        self.lobby.leave(client, client.session)
 
     # ---------------------------------------------------------------- life
     async def start(self) -> None:
