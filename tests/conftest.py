@@ -6,6 +6,7 @@ the test modules stay independent of each other (no ``import conftest``).
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import random
@@ -97,28 +98,31 @@ def record_json() -> Callable[[Match], dict[str, Any]]:
 # ---------------------------------------------------------------------- PostgreSQL
 
 
-def _no_postgres(reason: str) -> None:
-    """Skip a test that needs PostgreSQL; in CI, where the project installs it, fail it."""
+def _missing(server: str, reason: str) -> None:
+    """Skip a test that needs a server program; in CI, where the project installs it,
+    fail it."""
     if os.environ.get("CI") == "true":
-        pytest.fail(f"PostgreSQL is required in CI: {reason}", pytrace=False)
-    pytest.skip(f"no PostgreSQL server: {reason}")
+        pytest.fail(f"{server} is required in CI: {reason}", pytrace=False)
+    pytest.skip(f"no {server} server: {reason}")
+
+
+def _start(server: str, start: Callable[[], Any], client: str) -> Any:
+    """A throw-away server, or (skipped or failed) why there is none."""
+    try:
+        importlib.import_module(client)
+        return start()
+    except ImportError as e:
+        why = f"{client} is not installed ({e}); pip install -e '.[test]'"
+    except (Unavailable, OSError, subprocess.SubprocessError) as e:
+        why = str(e)
+    _missing(server, why)  # outside the except: the reason alone, no traceback
+    return None
 
 
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[Cluster]:
     """A throw-away PostgreSQL server of this test process (see ``tests/pg.py``)."""
-    cluster: Cluster | None = None
-    try:
-        import psycopg  # noqa: F401
-
-        cluster = start_cluster()
-    except ImportError as e:
-        why = f"psycopg is not installed ({e}); pip install -e '.[test]'"
-    except (Unavailable, OSError, subprocess.SubprocessError) as e:
-        why = str(e)
-    if cluster is None:
-        _no_postgres(why)  # outside the except: the reason alone, no traceback
-        return
+    cluster: Cluster = _start("PostgreSQL", start_cluster, "psycopg")
     try:
         yield cluster
     finally:
@@ -139,20 +143,7 @@ def pg_url(pg_cluster: Cluster) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[RedisServer]:
     """A throw-away Redis of this test process (``twentynine.benchmarks.throwaway``)."""
-    server: RedisServer | None = None
-    try:
-        import redis  # noqa: F401
-
-        server = start_redis()
-    except ImportError as e:
-        why = f"the redis client is not installed ({e}); pip install -e '.[test]'"
-    except (Unavailable, OSError, subprocess.SubprocessError) as e:
-        why = str(e)
-    if server is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"Redis is required in CI: {why}", pytrace=False)
-        pytest.skip(f"no Redis server: {why}")
-        return
+    server: RedisServer = _start("Redis", start_redis, "redis")
     try:
         yield server
     finally:

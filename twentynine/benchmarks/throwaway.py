@@ -131,13 +131,19 @@ class Cluster:
             f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; {stop} stop;"
             f" rm -rf {shlex.quote(str(self.root))}"
         )
-        self.watchdog = subprocess.Popen(
-            ["sh", "-c", script],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        self.watchdog = _watchdog(script)
+
+
+def _watchdog(script: str) -> subprocess.Popen[bytes]:
+    """A shell loop in a session of its own (so that a signal to the test run does not
+    reach it) that runs ``script``: it waits for this process to end, then cleans up."""
+    return subprocess.Popen(
+        ["sh", "-c", script],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def _run(runas: list[str], *cmd: str | Path, log: Path | None = None) -> None:
@@ -283,13 +289,7 @@ class RedisServer:
             f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done;"
             f" kill -9 {self.proc.pid} 2>/dev/null; rm -rf {shlex.quote(str(self.root))}"
         )
-        self.watchdog = subprocess.Popen(
-            ["sh", "-c", script],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        self.watchdog = _watchdog(script)
 
 
 def start_redis(attempts: int = 3, timeout: float = 15.0) -> RedisServer:
