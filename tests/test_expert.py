@@ -226,3 +226,21 @@ def test_without_the_compiled_solver_the_expert_bids_by_the_model_as_expert_v1()
             assert mine == deterministic("expert-v1", seed).act(obs)
     finally:
         use_solver(old)
+
+
+def test_the_margin_is_higher_over_the_partner_and_lower_to_open_a_duel():
+    """Bidding over one's own partner needs more; opening a duel auction less."""
+    expert = make_bot("expert")
+    assert isinstance(expert, ExpertBot)
+    base = expert.bid_margin + 2 * expert.style.boldness
+    pagat = PROFILES["pagat"]
+    deal = Deal(pagat, 3, deal_hands(8, 3))  # North opens, East, South (North's partner)
+    assert expert.margin(observe_deal(deal, 0)) == pytest.approx(base)  # open auction: as it is
+    deal.apply(Action.bid(0, 16))
+    deal.apply(Action.pass_(1))
+    over_partner = expert.margin(observe_deal(deal, 2))
+    assert over_partner == pytest.approx(base + expert.partner_margin) and over_partner > base
+    bhoos = PROFILES["bhoos"]
+    duel = Deal(bhoos, 3, deal_hands(8, 3))
+    opening = expert.margin(observe_deal(duel, duel.to_act))
+    assert opening == pytest.approx(base + expert.duel_opening_margin) and opening < base

@@ -4,7 +4,8 @@ simulation and play that keeps card points once the outcome is settled.
 - Bidding and the trump choice (and the seventh card where the rules have
   it) are solved at decision time over sampled whole deals
   (``contract.simulated_bid``, ``contract.simulated_trump``) instead of read
-  from the fitted model.
+  from the fitted model. A bid must beat passing by a margin: more over the
+  seat's own partner, less to open a duel auction.
 - In play, every world is solved for the contract's outcome and, from the
   trick ``EXACT_FROM`` on, for the exact card points as well: among moves
   equal on outcome across the worlds, the one that leaves the seat's side
@@ -19,7 +20,7 @@ import random
 from ..game.actions import BID, TRUMP, Action
 from ..game.observation import Observation
 from ..solver import Goal
-from .contract import simulated_bid, simulated_trump
+from .contract import simulated_bid, simulated_trump, standing_bid
 from .expert_v1 import ExpertV1Bot
 from .heuristic import kinds
 from .sampling import World
@@ -27,6 +28,12 @@ from .solving import position_of, solver
 
 AUCTION_WORLDS = 40  # whole deals solved per bid or trump decision
 BID_MARGIN = 0.1  # how much more than passing a bid must be worth, in game points
+# More still to bid over one's own partner: the partner's hand is guessed as much as the
+# opponents', and raising the side's own contract makes it harder for nothing.
+PARTNER_MARGIN = 0.3
+# Less to open a duel auction (``auction=duel``): the opener defends, and a defender need
+# only match a challenger's bid; passing hands that seat to the next player.
+DUEL_OPENING_MARGIN = -0.1
 EXACT_FROM = 3  # the trick (1-based) from which play is also valued in card points
 
 
@@ -35,6 +42,8 @@ class ExpertBot(ExpertV1Bot):
 
     auction_worlds = AUCTION_WORLDS
     bid_margin = BID_MARGIN
+    partner_margin = PARTNER_MARGIN
+    duel_opening_margin = DUEL_OPENING_MARGIN
     exact_from = EXACT_FROM
 
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
@@ -44,12 +53,22 @@ class ExpertBot(ExpertV1Bot):
             # kernel (the browser): bid and name trumps by the model, as expert-v1.
             return super().decide(obs, rng, budget)
         if BID in k and obs.phase == "auction":
-            # boldness is on the scale of a probability, the margin on that of a result
-            margin = self.bid_margin + 2 * self.style.boldness
-            return simulated_bid(obs, self.model, rng, self.auction_worlds, margin)
+            return simulated_bid(obs, self.model, rng, self.auction_worlds, self.margin(obs))
         if TRUMP in k:
             return simulated_trump(obs, self.model, rng, self.auction_worlds)
         return super().decide(obs, rng, budget)
+
+    def margin(self, obs: Observation) -> float:
+        """How much more than passing a bid must be worth here, in game points."""
+        # boldness is on the scale of a probability, the margin on that of a result
+        margin = self.bid_margin + 2 * self.style.boldness
+        holder, _ = standing_bid(obs)
+        assert obs.seat is not None
+        if holder is not None and holder != obs.seat and holder & 1 == obs.seat & 1:
+            margin += self.partner_margin
+        if holder is None and obs.rules.auction == "duel":
+            margin += self.duel_opening_margin
+        return margin
 
     def evaluate(
         self,
