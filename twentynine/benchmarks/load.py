@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..game.rules import PROFILES
-from .load_people import CLIENT_FDS, Settings, run_step
+from .load_people import CLIENT_FDS, Settings
 from .load_servers import (
     HOST,
     SERVER_FDS,
@@ -82,6 +82,7 @@ from .load_servers import (
     server_env,
     server_room_cap,
 )
+from .load_step import run_step
 
 MAX_ROOMS = 128  # a server process, without think time: well past saturation here
 MAX_THINK_ROOMS = 4000  # a server process, with think time (16,000 sockets)
