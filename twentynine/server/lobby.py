@@ -222,10 +222,7 @@ class Lobby:
             if session is None:
                 return
             clients = list(session.clients)
-            for task in (session.driver, session.timer):
-                if task is not None:
-                    task.cancel()
-            del self.sessions[key]
+            self._forget(session)  # (its lease is no longer held: nothing to give up)
         else:
             clients = list(self.room_clients.pop(key, {}))
             self.rooms.pop(key, None)
@@ -367,6 +364,8 @@ class Lobby:
                 msg_id,
                 "moving",
             )
+        if ident in self.sessions:  # rebuilt by another client's join while we claimed it
+            return self.sessions[ident]
         try:
             session = self.restore(ident)
         except UnknownGame:
@@ -376,8 +375,6 @@ class Lobby:
             log.info("game %s cannot be restored: %s", ident, e)
             self.leases.drop(GAME, ident)
             return None
-        if ident in self.sessions:  # rebuilt meanwhile by another client's join
-            return self.sessions[ident]
         with contextlib.suppress(GameError):  # a player coming back is never refused
             self._sweep()
         self.sessions[ident] = session
