@@ -86,6 +86,8 @@ export function installSprites() {
       s("rect", { x: 10, y: 10, width: 10, height: 10, class: "lattice-b" }),
     ),
   );
+  // the back of a card, drawn once: every back on the table is a use of it
+  defs.append(s("symbol", { id: "card-back", viewBox: "0 0 200 280" }, backArt()));
   const svg = s("svg", { id: "card-sprites", width: 0, height: 0, "aria-hidden": "true", style: "position:absolute" }, defs);
   document.body.prepend(svg);
 }
@@ -157,8 +159,26 @@ function corner(rank, suit) {
   );
 }
 
+// Each card is drawn once (for the page's digits) and copied after: a table
+// shows the same faces and backs again at every move.
+const drawn = new Map();
+
+function copyOf(key, draw) {
+  const digits = num(1234567890);
+  let kept = drawn.get(key);
+  if (!kept || kept.digits !== digits) {
+    kept = { digits, svg: draw() };
+    drawn.set(key, kept);
+  }
+  return kept.svg.cloneNode(true);
+}
+
 // The face of a card as an SVG element (decorative: the button around it has the label).
 export function cardFace(card) {
+  return copyOf(card, () => drawFace(card));
+}
+
+function drawFace(card) {
   const rank = rankOf(card);
   const suit = suitOf(card);
   const svg = s("svg", {
@@ -189,16 +209,20 @@ export function cardFace(card) {
   return svg;
 }
 
+// The back of a card: a use of the one drawn among the sprites (a seat's fan shows
+// eight of them, drawn again at every move).
 export function cardBack() {
-  return s(
-    "svg",
-    { class: "card-svg back", viewBox: "0 0 200 280", "aria-hidden": "true", focusable: "false" },
+  return s("svg", { class: "card-svg back", viewBox: "0 0 200 280", "aria-hidden": "true", focusable: "false" }, s("use", { href: "#card-back" }));
+}
+
+function backArt() {
+  return [
     s("rect", { class: "back-bg", x: 2, y: 2, width: 196, height: 276, rx: 16 }),
     s("rect", { x: 16, y: 16, width: 168, height: 248, rx: 10, fill: "url(#back-lattice)" }),
     s("rect", { x: 16, y: 16, width: 168, height: 248, rx: 10, class: "back-line" }),
     s("circle", { cx: 100, cy: 140, r: 34, class: "back-medal" }),
     s("text", { x: 100, y: 154, "text-anchor": "middle", class: "back-text" }, "29"),
-  );
+  ];
 }
 
 // A suit symbol as a small inline SVG (for buttons, captions and the status strip).

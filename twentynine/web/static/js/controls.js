@@ -3,7 +3,7 @@
 // keyboard shortcut; keys.js maps the same shortcuts.
 
 import { cardName, cardShort, pointsOf, suitIcon, suitName, suitTitle } from "./cards.js";
-import { h, replace } from "./dom.js";
+import { h, on, patch } from "./dom.js";
 import { num, t } from "./i18n.js";
 import { game, groupLegal, myTurn, prompt, who } from "./model.js";
 
@@ -30,13 +30,13 @@ function button(label, { key, onclick, primary = false, testid, disabled = false
 }
 
 // ui: {viewer, selected, bidValue, busy}; act: {send(action), play(card), ...}
-export function renderControls(el, promptEl, obs, ui, act) {
+export function renderControls(el, promptEl, obs, ui, act, extra = []) {
   const parts = [];
   let line = "";
   if (!obs || ui.viewer === null) {
     if (game.hold === "trick") parts.push(nextTrickButton(act));
-    replace(promptEl, "");
-    replace(el, parts);
+    patch(promptEl, "");
+    patch(el, parts, extra);
     return;
   }
   const seat = obs.seat;
@@ -123,9 +123,10 @@ export function renderControls(el, promptEl, obs, ui, act) {
     }
   }
   if (game.canUndo && game.hold !== "deal") parts.push(row(button(t("ctl.undo"), { key: "U", testid: "undo", cls: "quiet", onclick: act.undo })));
-  replace(promptEl, line);
+  patch(promptEl, line);
   promptEl.classList.toggle("my-turn", mine);
-  replace(el, parts);
+  // the controls that stay stay (patch): a focused button keeps the focus, nothing is rebuilt for nothing
+  patch(el, parts, extra);
 }
 
 function row(...items) {
@@ -167,34 +168,47 @@ function auctionControls(obs, g, ui, act) {
     });
     const bidLabel = () => t("ctl.bid", { bid: ui.bidValue });
     const bidBtn = button(bidLabel(), { key: "B", testid: "bid", primary: true, onclick: () => act.send({ seat, bid: ui.bidValue }) });
+    // The handlers below may end up on the elements already on the page (the
+    // panel is patched, not rebuilt): they find the stepper on the page.
+    const shown = () => {
+      const box = document.getElementById("controls");
+      return {
+        input: box?.querySelector("#bid-input") || input,
+        label: box?.querySelector("[data-testid=bid] .label") || bidBtn.querySelector(".label"),
+        minus: box?.querySelector("[data-testid=bid-minus]") || minus,
+        plus: box?.querySelector("[data-testid=bid-plus]") || plus,
+      };
+    };
     const setValue = (v) => {
       const n = Math.min(Math.max(Number.isFinite(v) ? v : lo, lo), hi);
       ui.bidValue = n;
-      input.value = String(n);
-      bidBtn.querySelector(".label").textContent = bidLabel();
-      minus.disabled = n <= lo;
-      plus.disabled = n >= hi;
+      const on = shown();
+      on.input.value = String(n);
+      on.label.textContent = bidLabel();
+      on.minus.disabled = n <= lo;
+      on.plus.disabled = n >= hi;
     };
-    const minus = h("button", { type: "button", class: "step", dataset: { testid: "bid-minus", key: "bid-minus" }, "aria-label": t("ctl.bid_down"), onclick: () => setValue(ui.bidValue - 1) }, "−");
-    const plus = h("button", { type: "button", class: "step", dataset: { testid: "bid-plus", key: "bid-plus" }, "aria-label": t("ctl.bid_up"), onclick: () => setValue(ui.bidValue + 1) }, "+");
-    input.addEventListener("change", () => setValue(parseInt(input.value, 10)));
-    input.addEventListener("input", () => {
-      const v = parseInt(input.value, 10);
-      if (v >= lo && v <= hi) {
-        ui.bidValue = v;
-        bidBtn.querySelector(".label").textContent = bidLabel();
-      }
-    });
-    input.addEventListener("keydown", (e) => {
-      if (e.key === "Enter") {
-        e.preventDefault();
-        e.stopPropagation();
-        setValue(parseInt(input.value, 10));
-        act.send({ seat, bid: ui.bidValue });
-      }
+    const minus = h("button", { type: "button", class: "step", dataset: { testid: "bid-minus", key: "bid-minus" }, "aria-label": t("ctl.bid_down"), disabled: value <= lo, onclick: () => setValue(ui.bidValue - 1) }, "−");
+    const plus = h("button", { type: "button", class: "step", dataset: { testid: "bid-plus", key: "bid-plus" }, "aria-label": t("ctl.bid_up"), disabled: value >= hi, onclick: () => setValue(ui.bidValue + 1) }, "+");
+    on(input, {
+      change: () => setValue(parseInt(shown().input.value, 10)),
+      input: () => {
+        const v = parseInt(shown().input.value, 10);
+        if (v >= lo && v <= hi) {
+          ui.bidValue = v;
+          shown().label.textContent = bidLabel();
+        }
+      },
+      keydown: (e) => {
+        if (e.key === "Enter") {
+          e.preventDefault();
+          e.stopPropagation();
+          setValue(parseInt(shown().input.value, 10));
+          act.send({ seat, bid: ui.bidValue });
+        }
+      },
     });
     ui.setBid = setValue;
-    setTimeout(() => setValue(value));
     items.push(h("div", { class: "stepper" }, minus, input, plus), bidBtn);
   }
   if (g.pass) items.push(passButton(seat, act));

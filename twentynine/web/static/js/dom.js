@@ -28,7 +28,7 @@ function setAttrs(el, attrs) {
     if (k === "class") el.className = Array.isArray(v) ? v.filter(Boolean).join(" ") : v;
     else if (k === "dataset") Object.assign(el.dataset, v);
     else if (k === "style" && typeof v === "object") Object.assign(el.style, v);
-    else if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
+    else if (k.startsWith("on") && typeof v === "function") listen(el, k.slice(2), v);
     else if (v === true) el.setAttribute(k, "");
     else el.setAttribute(k, String(v));
   }
@@ -50,6 +50,165 @@ export function clear(el) {
 export function replace(el, ...children) {
   clear(el);
   return append(el, children);
+}
+
+// An element's handlers given to h() (`onclick: fn`) are kept on the element
+// and reached through one listener per kind of event, so that patch() can hand
+// the new handlers to an element it keeps.
+const HANDLERS = Symbol("handlers");
+
+function dispatch(e) {
+  const fn = this[HANDLERS]?.[e.type];
+  if (fn) fn.call(this, e);
+}
+
+function listen(el, type, fn) {
+  const own = el[HANDLERS] || (el[HANDLERS] = {});
+  if (own[type] === undefined) el.addEventListener(type, dispatch);
+  own[type] = fn;
+}
+
+// on(el, {type: fn, ...}): handlers given after h() built the element, kept as h()'s are.
+export function on(el, handlers) {
+  for (const [type, fn] of Object.entries(handlers)) listen(el, type, fn);
+  return el;
+}
+
+// patch(el, ...children): as replace(), but the elements already on the page
+// that the new children match stay (their attributes, text and handlers made
+// the new ones'): no element is rebuilt for nothing, a focused control keeps
+// the focus, a running animation goes on, and the browser restyles only what
+// changed. A child matches an old one of the same tag and the same identity
+// (its id, else its data-key, else its data-card); children without one
+// match in order. Says whether anything on the page changed.
+export function patch(el, ...children) {
+  const fresh = [];
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    fresh.push(c instanceof Node ? c : document.createTextNode(typeof c === "number" ? num(c) : String(c)));
+  }
+  return patchChildren(el, fresh);
+}
+
+// What the page puts on an element while it runs, not what it draws (a card in
+// flight, a card being dragged): a class or an inline style property named
+// here stays on an element patch() keeps, until its owner takes it off.
+const LIVE_CLASSES = new Set();
+const LIVE_STYLES = new Set();
+
+export function liveMarks({ classes = [], styles = [] }) {
+  for (const c of classes) LIVE_CLASSES.add(c);
+  for (const p of styles) LIVE_STYLES.add(p);
+}
+
+// the new drawing `n` takes on the live marks the element `old` has now
+function carryLive(old, n) {
+  for (const c of LIVE_CLASSES) if (old.classList.contains(c)) n.classList.add(c);
+  for (const p of LIVE_STYLES) {
+    const v = old.style.getPropertyValue(p);
+    if (v) n.style.setProperty(p, v);
+  }
+}
+
+function identity(node) {
+  if (node.nodeType !== 1) return null;
+  if (node.id) return `#${node.id}`;
+  const d = node.dataset;
+  if (!d) return null;
+  if (d.key !== undefined) return `k:${d.key}`;
+  if (d.card !== undefined) return `c:${d.card}`;
+  return null;
+}
+
+function sameKind(a, b) {
+  return a.nodeType === b.nodeType && a.nodeName === b.nodeName && a.namespaceURI === b.namespaceURI;
+}
+
+function patchChildren(parent, fresh) {
+  let changed = false;
+  const wanted = new Set();
+  for (const n of fresh) {
+    const id = identity(n);
+    if (id !== null) wanted.add(id);
+  }
+  const keyed = new Map();
+  for (const old of parent.childNodes) {
+    const id = identity(old);
+    if (id !== null && wanted.has(id) && !keyed.has(id)) keyed.set(id, old);
+  }
+  let cursor = parent.firstChild;
+  for (const n of fresh) {
+    // an old child that none of the new ones wants is taken away first (nothing moves past it)
+    while (cursor && identity(cursor) !== null && keyed.get(identity(cursor)) !== cursor) {
+      const gone = cursor;
+      cursor = cursor.nextSibling;
+      gone.remove();
+      changed = true;
+    }
+    const id = identity(n);
+    let old = null;
+    if (id !== null) old = keyed.get(id) || null;
+    else if (cursor && identity(cursor) === null) old = cursor;
+    if (old && sameKind(old, n)) {
+      keyed.delete(id);
+      if (old !== cursor) {
+        parent.insertBefore(old, cursor);
+        changed = true;
+      } else cursor = cursor.nextSibling;
+      if (patchNode(old, n)) changed = true;
+    } else {
+      parent.insertBefore(n, cursor);
+      changed = true;
+    }
+  }
+  while (cursor) {
+    const gone = cursor;
+    cursor = cursor.nextSibling;
+    gone.remove();
+    changed = true;
+  }
+  return changed;
+}
+
+// Make the element `old` (on the page) what `n` (just built) is; says whether it changed.
+function patchNode(old, n) {
+  if (old.nodeType !== 1) {
+    if (old.nodeValue === n.nodeValue) return false;
+    old.nodeValue = n.nodeValue;
+    return true;
+  }
+  if (old.namespaceURI === SVG_NS) {
+    // a picture (a card's face): the same, or drawn anew whole
+    if (old.isEqualNode(n)) return false;
+    old.replaceWith(n);
+    return true;
+  }
+  carryLive(old, n);
+  let changed = false;
+  for (const a of Array.from(old.attributes)) {
+    if (!n.hasAttribute(a.name)) {
+      old.removeAttribute(a.name);
+      changed = true;
+    }
+  }
+  for (const a of n.attributes) {
+    if (old.getAttribute(a.name) !== a.value) {
+      old.setAttribute(a.name, a.value);
+      changed = true;
+    }
+  }
+  const mine = old[HANDLERS];
+  const theirs = n[HANDLERS];
+  if (mine || theirs) {
+    for (const type of Object.keys(mine || {})) if (!theirs || theirs[type] === undefined) mine[type] = null;
+    for (const [type, fn] of Object.entries(theirs || {})) listen(old, type, fn);
+  }
+  if ((old.nodeName === "INPUT" || old.nodeName === "SELECT" || old.nodeName === "TEXTAREA") && old !== document.activeElement) {
+    if (old.value !== n.value) old.value = n.value;
+    if (old.checked !== n.checked) old.checked = n.checked;
+  }
+  if (patchChildren(old, Array.from(n.childNodes))) changed = true;
+  return changed;
 }
 
 export const $ = (sel, root = document) => root.querySelector(sel);

@@ -5,7 +5,11 @@
 // the mouse, a pen and a finger all work; taps, clicks and keys stay as they
 // were (a drag that moved swallows the click that ends it).
 
+import { liveMarks } from "./dom.js";
 import { reducedMotion } from "./settings.js";
+
+// a card held in a drag stays held when the hand is drawn again
+liveMarks({ classes: ["dragging", "drag-ready"], styles: ["translate"] });
 
 const START_PX = 8; // a press that moves less than this is a tap
 const BAND_PX = 28; // above the hand by less than this, sliding changes the card

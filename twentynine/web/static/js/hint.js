@@ -103,11 +103,11 @@ function adviceTable(advice) {
   );
 }
 
-// Append the hint's buttons and answer to the table's controls. `ctx`: {id, token,
+// The hint's buttons and answer, for the table's controls (none where it is not offered). `ctx`: {id, token,
 // setup, obs (the seat's view), v (the state's version), rerender}.
-export function renderHint(el, ctx) {
+export function hintControls(ctx) {
   redraw = ctx.rerender || redraw;
-  if (!hintOffered(ctx)) return;
+  if (!hintOffered(ctx)) return [];
   const key = decisionKey(ctx);
   if (shown && shown.key !== key) shown = null;
   const buttons = [h("button", { type: "button", class: "quiet", dataset: { testid: "hint", key: "I" }, "aria-keyshortcuts": "I", onclick: () => ask(ctx, "hint") }, t("hint.button"))];
@@ -123,7 +123,7 @@ export function renderHint(el, ctx) {
     else body = adviceTable(shown.data);
     parts.push(h("div", { class: "hint-line", role: "status", dataset: { testid: `${shown.kind}-answer`, state: shown.state } }, body));
   }
-  for (const p of parts) el.append(p);
+  return parts;
 }
 
 function typing(el) {

@@ -5,7 +5,7 @@ import { cardName, installSprites } from "./cards.js";
 import { renderControls } from "./controls.js";
 import { $, h, replace } from "./dom.js";
 import { installGuide, offerGuide } from "./guide.js";
-import { installHintKeys, renderHint } from "./hint.js";
+import { hintControls, installHintKeys } from "./hint.js";
 import { buildHistory, isHistoryRoute, rememberGame } from "./history.js";
 import { has, language, locale, t, translatePage } from "./i18n.js";
 import { applyLanguage, languageBar } from "./language.js";
@@ -22,7 +22,7 @@ import { openHowTo, openRules, openSettings, openStats } from "./pages.js";
 import { buildScorer } from "./scorepage.js";
 import { loadSettings, reducedMotion, settings, update as updateSettings } from "./settings.js";
 import { buildSetup } from "./setup.js";
-import { fitHand, renderHand, renderResult, renderSeats, renderStatus, renderStrip, renderTrick, sortHand } from "./table.js";
+import { fitHand, layOutTable, renderHand, renderResult, renderSeats, renderStatus, renderStrip, renderTrick, sortHand } from "./table.js";
 
 const SAVED_GAME = "twentynine.game";
 
@@ -98,7 +98,10 @@ function announce(lines) {
   if (log) {
     for (const line of lines) log.append(h("li", {}, line));
     while (log.childElementCount > 80) log.firstElementChild.remove();
-    log.scrollTop = log.scrollHeight;
+    // the newest line in view, when the frame is laid out anyway (not in the middle of drawing it)
+    requestAnimationFrame(() => {
+      log.scrollTop = log.scrollHeight;
+    });
   }
 }
 
@@ -715,19 +718,20 @@ function render() {
   document.body.dataset.busy = String(ui.busy);
   renderStatus($("#status"), obs, viewer);
   renderStrip($("#strip"), currentEvents(), viewer);
-  renderSeats($("#seats"), obs, viewer, ui.anchor);
-  decorateSeats($("#seats"), game.table, game.tableAt);
-  renderTrick($("#trick"), obs, viewer, ui.anchor);
-  decorateTrick($("#trick"), obs);
+  renderSeats($("#seats"), obs, viewer, ui.anchor, (box) => decorateSeats(box, game.table, game.tableAt));
+  renderTrick($("#trick"), obs, viewer, ui.anchor, (box) => decorateTrick(box, obs));
   const line = roomLine(game.table, game.spectator);
-  $(".room-line")?.remove();
-  if (line) $("#status").after(line);
+  const shownLine = $(".room-line");
+  if (!line) shownLine?.remove();
+  else if (!shownLine) $("#status").after(line);
+  else if (shownLine.textContent !== line.textContent) shownLine.replaceWith(line);
   ui.shownCards = renderHand($("#hand"), vobs, ui);
-  renderControls($("#controls"), $("#prompt"), vobs, ui, actions);
-  renderHint($("#controls"), { id: game.id, token: net.game?.token || (game.spectator ? null : net.room?.token), setup: game.setup, obs: vobs, v: game.v, rerender: render });
+  const hint = hintControls({ id: game.id, token: net.game?.token || (game.spectator ? null : net.room?.token), setup: game.setup, obs: vobs, v: game.v, rerender: render });
+  renderControls($("#controls"), $("#prompt"), vobs, ui, actions, hint);
   if (game.hold !== "deal") ui.peek = false;
   renderResult($("#result"), obs, viewer, actions, ui.peek);
   renderHandover();
+  layOutTable();
   motion.settle();
   // keep the focus where it was, or put it where the next decision is
   const active = document.activeElement;
@@ -894,7 +898,14 @@ function wireShell() {
     $("#btn-install").hidden = false;
   });
   window.matchMedia("(prefers-color-scheme: dark)").addEventListener?.("change", () => render());
-  window.addEventListener("resize", () => fitHand($("#hand")));
+  // the hand is fitted again whenever its width changes (the window, the side column, the screen)
+  new ResizeObserver(() => fitHand($("#hand"))).observe($("#hand"));
+  // the felt's inner height sizes the trick's cards (app.css, .trick)
+  new ResizeObserver(([entry]) => {
+    const felt = entry.target;
+    const px = `${Math.round(entry.contentRect.height)}px`;
+    if (felt.style.getPropertyValue("--felt-h") !== px) felt.style.setProperty("--felt-h", px);
+  }).observe($("#felt"));
 }
 
 async function boot() {

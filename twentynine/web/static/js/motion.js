@@ -4,14 +4,14 @@
 // or a double given its moment, the result arriving with the score's change.
 //
 // Only transforms and opacity move (the compositor's work, never a layout
-// shift). The table is drawn afresh from each observation (table.js), so a
-// motion is played on the new elements: capture() reads where things were
+// shift). The table is drawn again from each observation (table.js), keeping
+// the elements that stay (dom.js's patch): capture() reads where things were
 // before a render, play() starts the motions after it, and settle() puts a
-// running motion back on the element that replaced its own in a later render.
+// running motion back on an element that replaced its own in a later render.
 // Nothing runs when the player asked for reduced motion (the setting or the
 // system's preference).
 
-import { h } from "./dom.js";
+import { h, liveMarks } from "./dom.js";
 import { reducedMotion } from "./settings.js";
 
 const FLY_MS = 340;
@@ -60,6 +60,8 @@ function readPlate(seat) {
 // An element on its way (a card flying in) is not where it is drawn: it lets a
 // pointer through to what lies under it (a tap on a button it passes over
 // reaches the button) until it lands.
+liveMarks({ classes: ["in-flight"] });
+
 function inFlight(el, anim) {
   el.classList.add("in-flight");
   const land = () => el.classList.remove("in-flight");

@@ -3,7 +3,7 @@
 // controls.js; this module only shows what the observation says.
 
 import { cardBack, cardFace, pointsOf, RANKS, suitIcon, suitName, suitTitle } from "./cards.js";
-import { h, replace, s } from "./dom.js";
+import { h, patch, replace, s } from "./dom.js";
 import { num, t } from "./i18n.js";
 import {
   chip,
@@ -149,7 +149,7 @@ export function renderStatus(el, obs, viewer) {
       ),
     );
   }
-  replace(el, items);
+  patch(el, items);
 }
 
 // --------------------------------------------------------------------- recent events
@@ -161,7 +161,7 @@ export function renderStrip(el, events, viewer) {
     if (c) chips.push(c);
   }
   const shown = chips.slice(-12);
-  replace(
+  const changed = patch(
     el,
     shown.length
       ? shown.map((c, i) =>
@@ -174,9 +174,9 @@ export function renderStrip(el, events, viewer) {
         )
       : h("li", { class: "chip chip-empty" }, t("strip.empty")),
   );
-  el.scrollLeft = el.scrollWidth;
-  el.classList.toggle("scrolled", el.scrollLeft > 0);
-  el.tabIndex = 0; // it scrolls sideways: the keyboard can reach (and scroll) it too
+  // the newest chip in view, once everything is drawn (reading the width lays the page out)
+  if (changed) toLayOut.strip = el;
+  if (el.tabIndex !== 0) el.tabIndex = 0; // it scrolls sideways: the keyboard can reach (and scroll) it too
 }
 
 // --------------------------------------------------------------------- seats
@@ -201,8 +201,15 @@ function seatPlate(seat, obs, viewer, anchor) {
   if (obs.single === seat) badges.push(h("span", { class: "badge badge-bidder" }, t("seat.single_badge")));
   if (obs.doubler === seat) badges.push(h("span", { class: "badge badge-double" }, `×${obs.doubling}`));
   if (obs.pair && obs.pair.seat === seat) badges.push(h("span", { class: "badge badge-pair" }, t("seat.pair_badge")));
-  // whose turn it is, in words on the plate (not only its glow)
-  if (acting) badges.push(h("span", { class: "badge badge-turn", dataset: { testid: `turn-${seat}` } }, seat === viewer ? t("seat.turn_you") : t(`seat.turn_${TURN_WORD[obs.phase] || "other"}`)));
+  // whose turn it is, in words on the plate (not only its glow); the words keep their
+  // place on every plate while it is another's turn, unseen, so no plate changes size
+  const turnWords = seat === viewer ? t("seat.turn_you") : t(`seat.turn_${TURN_WORD[obs.phase] || "other"}`);
+  if (obs.phase !== "over")
+    badges.push(
+      acting
+        ? h("span", { class: "badge badge-turn", dataset: { testid: `turn-${seat}` } }, turnWords)
+        : h("span", { class: "badge badge-turn resting", "aria-hidden": "true" }, turnWords),
+    );
   const lastBid = [...obs.auction].reverse().find((a) => a.seat === seat);
   let said = null;
   if (obs.phase === "auction" && lastBid) said = h("span", { class: ["said", lastBid.bid ? "said-bid" : "said-pass"] }, lastBid.bid ? num(lastBid.bid) : t("seat.passed"));
@@ -232,22 +239,27 @@ function seatPlate(seat, obs, viewer, anchor) {
         h("span", { class: "sub" }, h("span", { class: ["team-name", "team-tag", `team-tag-${team(seat)}`], dataset: { testid: `team-${seat}` } }, teamName(team(seat), true)), " ", sub),
       ),
       h("span", { class: "badges" }, badges, said),
+      // over the plate's edge, not in its flow (app.css): coming and going, it moves nothing
+      thinking ? h("div", { class: "thinking" }, h("span", {}), h("span", {}), h("span", {}), h("span", { class: "sr-only" }, t("seat.thinking"))) : null,
     ),
     pos === "bottom" && seat === viewer ? null : h("div", { class: "held" }, fan, h("span", { class: "count" }, out ? t("seat.sits_out") : t("seat.cards", { count }))),
-    thinking ? h("div", { class: "thinking" }, h("span", {}), h("span", {}), h("span", {}), h("span", { class: "sr-only" }, t("seat.thinking"))) : null,
   );
 }
 
-export function renderSeats(el, obs, viewer, anchor) {
+// `decorate(box)` may add to the plates (a room's presence and clock) before they go on the page.
+export function renderSeats(el, obs, viewer, anchor, decorate = null) {
   if (!obs) return replace(el);
-  replace(el, [0, 1, 2, 3].map((seat) => seatPlate(seat, obs, viewer, anchor)));
+  const box = h("div", {}, [0, 1, 2, 3].map((seat) => seatPlate(seat, obs, viewer, anchor)));
+  if (decorate) decorate(box);
+  patch(el, Array.from(box.childNodes));
 }
 
 // --------------------------------------------------------------------- trick
 
 let lastTrickKey = "";
 
-export function renderTrick(el, obs, viewer, anchor) {
+// `decorate(box)` may mark the played cards (their signals) before they go on the page.
+export function renderTrick(el, obs, viewer, anchor, decorate = null) {
   if (!obs) return replace(el);
   let cards = obs.trick;
   let done = null;
@@ -291,7 +303,10 @@ export function renderTrick(el, obs, viewer, anchor) {
   const centre = h("div", { class: "centre-note" });
   const high = obs.phase === "auction" ? highestBid(obs) : null;
   if (!cards.length && high) centre.append(h("span", { class: "big-bid", "aria-hidden": "true" }, num(high.bid)));
-  replace(el, h("p", { class: "trick-caption", dataset: { testid: "trick-caption" } }, caption), h("div", { class: "trick-cards" }, slots, centre));
+  // a caption that says something new is a new element (new words, not words moved)
+  const box = h("div", {}, h("p", { class: "trick-caption", dataset: { testid: "trick-caption", key: caption } }, caption ? h("span", {}, caption) : null), h("div", { class: "trick-cards" }, slots, centre));
+  if (decorate) decorate(box);
+  patch(el, Array.from(box.childNodes));
 }
 
 // --------------------------------------------------------------------- hand
@@ -341,9 +356,27 @@ export function renderHand(el, obs, ui) {
       h("span", { class: "keyhint", "aria-hidden": "true" }, String(i + 1)),
     );
   });
-  replace(el, buttons);
-  fitHand(el);
+  patch(el, buttons);
+  // the hand is fitted to its width when its cards change in number (or the page's size does)
+  const shape = `${cards.length}:${buttons.filter((b) => b.classList.contains("suit-start")).length}`;
+  if (el[FITTED] !== shape) toLayOut.hand = { el, shape };
   return cards;
+}
+
+const FITTED = Symbol("fitted");
+const toLayOut = { hand: null, strip: null };
+
+// What needs the page laid out, done once the whole table is drawn (read
+// once, not between one drawing and the next): the hand fitted to its width,
+// the newest event chip scrolled into view.
+export function layOutTable() {
+  const { hand, strip } = toLayOut;
+  toLayOut.hand = toLayOut.strip = null;
+  if (hand && fitHand(hand.el)) hand.el[FITTED] = hand.shape;
+  if (strip) {
+    strip.scrollLeft = strip.scrollWidth;
+    strip.classList.toggle("scrolled", strip.scrollLeft > 0);
+  }
 }
 
 const SPREAD = 0.06; // the gap between the cards of a hand with room to spare, as a share of a card
@@ -351,19 +384,23 @@ const SUIT_GAP = 7; // the extra gap where a suit starts (px, as in the CSS)
 
 // Lay the hand out in the width it has: side by side with a small gap where the
 // cards fit, overlapping just enough where they do not (never more than the CSS says).
+// Called when the hand's cards change or the page's size does (reading sizes lays the page out).
+// Says whether it could (a hand not on show has no width).
 export function fitHand(el) {
-  el.style.removeProperty("--ov");
   const cards = el.querySelectorAll(".card");
   const n = cards.length;
-  if (n < 2) return;
+  if (n < 2) return true;
   const width = cards[0].getBoundingClientRect().width;
-  if (!width) return;
+  if (!width) return false; // not on show: fitted when it is
   const style = getComputedStyle(el);
   const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 2;
-  const most = parseFloat(style.getPropertyValue("--ov")) || -0.44;
+  // the most overlap the CSS allows at this size (set on the root, the hand's own value aside)
+  const most = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--ov")) || -0.44;
   const breaks = el.querySelectorAll(".card.suit-start").length * SUIT_GAP;
   const fit = (room - n * width - breaks) / ((n - 1) * width);
-  el.style.setProperty("--ov", Math.min(SPREAD, Math.max(most, fit)).toFixed(3));
+  const ov = Math.min(SPREAD, Math.max(most, fit)).toFixed(3);
+  if (el.style.getPropertyValue("--ov") !== ov) el.style.setProperty("--ov", ov);
+  return true;
 }
 
 // --------------------------------------------------------------------- result
