@@ -159,23 +159,35 @@ function corner(rank, suit) {
   );
 }
 
-// Each card is drawn once (for the page's digits) and copied after: a table
-// shows the same faces and backs again at every move.
-const drawn = new Map();
+// Each face is drawn once (for the page's digits: the points badge), as a
+// symbol among the sprites, and every face on the page is a use of it: a
+// table shows the same faces again at every move, and a use is two elements
+// to build and compare, not forty. The symbol carries the class `card-svg`
+// so that the art's style rules (`.card-svg .rank`) reach its drawing.
+const faces = new Map(); // "card digits" -> the symbol's id
 
-function copyOf(key, draw) {
+function faceSymbol(card) {
   const digits = num(1234567890);
-  let kept = drawn.get(key);
-  if (!kept || kept.digits !== digits) {
-    kept = { digits, svg: draw() };
-    drawn.set(key, kept);
+  const key = `${card} ${digits}`;
+  let id = faces.get(key);
+  if (!id) {
+    installSprites();
+    id = `face-${card}-${faces.size}`;
+    const symbol = s("symbol", { id, viewBox: "0 0 200 280", class: "card-svg" });
+    symbol.append(...drawFace(card).childNodes);
+    document.querySelector("#card-sprites defs").append(symbol);
+    faces.set(key, id);
   }
-  return kept.svg.cloneNode(true);
+  return id;
 }
 
 // The face of a card as an SVG element (decorative: the button around it has the label).
 export function cardFace(card) {
-  return copyOf(card, () => drawFace(card));
+  return s(
+    "svg",
+    { class: `card-svg suit-${suitOf(card)}`, viewBox: "0 0 200 280", "aria-hidden": "true", focusable: "false" },
+    s("use", { href: `#${faceSymbol(card)}` }),
+  );
 }
 
 function drawFace(card) {

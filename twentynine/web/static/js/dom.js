@@ -103,21 +103,21 @@ export function liveMarks({ classes = [], styles = [] }) {
 
 // the new drawing `n` takes on the live marks the element `old` has now
 function carryLive(old, n) {
-  for (const c of LIVE_CLASSES) if (old.classList.contains(c)) n.classList.add(c);
-  for (const p of LIVE_STYLES) {
-    const v = old.style.getPropertyValue(p);
-    if (v) n.style.setProperty(p, v);
-  }
+  if (old.hasAttribute("class")) for (const c of LIVE_CLASSES) if (old.classList.contains(c)) n.classList.add(c);
+  if (old.hasAttribute("style"))
+    for (const p of LIVE_STYLES) {
+      const v = old.style.getPropertyValue(p);
+      if (v) n.style.setProperty(p, v);
+    }
 }
 
 function identity(node) {
   if (node.nodeType !== 1) return null;
   if (node.id) return `#${node.id}`;
-  const d = node.dataset;
-  if (!d) return null;
-  if (d.key !== undefined) return `k:${d.key}`;
-  if (d.card !== undefined) return `c:${d.card}`;
-  return null;
+  const key = node.getAttribute("data-key");
+  if (key !== null) return `k:${key}`;
+  const card = node.getAttribute("data-card");
+  return card === null ? null : `c:${card}`;
 }
 
 function sameKind(a, b) {
@@ -126,31 +126,32 @@ function sameKind(a, b) {
 
 function patchChildren(parent, fresh) {
   let changed = false;
-  const wanted = new Set();
-  for (const n of fresh) {
-    const id = identity(n);
-    if (id !== null) wanted.add(id);
-  }
+  const ids = fresh.map(identity);
+  const wanted = new Set(ids.filter((id) => id !== null));
+  // the old children by identity (the first of each that a new child wants)
+  const was = new Map(); // old child -> its identity
   const keyed = new Map();
-  for (const old of parent.childNodes) {
+  for (let old = parent.firstChild; old; old = old.nextSibling) {
     const id = identity(old);
+    was.set(old, id);
     if (id !== null && wanted.has(id) && !keyed.has(id)) keyed.set(id, old);
   }
   let cursor = parent.firstChild;
-  for (const n of fresh) {
+  for (let i = 0; i < fresh.length; i++) {
+    const n = fresh[i];
+    const id = ids[i];
     // an old child that none of the new ones wants is taken away first (nothing moves past it)
-    while (cursor && identity(cursor) !== null && keyed.get(identity(cursor)) !== cursor) {
+    while (cursor && was.get(cursor) !== null && keyed.get(was.get(cursor)) !== cursor) {
       const gone = cursor;
       cursor = cursor.nextSibling;
       gone.remove();
       changed = true;
     }
-    const id = identity(n);
     let old = null;
     if (id !== null) old = keyed.get(id) || null;
-    else if (cursor && identity(cursor) === null) old = cursor;
+    else if (cursor && was.get(cursor) === null) old = cursor;
     if (old && sameKind(old, n)) {
-      keyed.delete(id);
+      if (id !== null) keyed.delete(id);
       if (old !== cursor) {
         parent.insertBefore(old, cursor);
         changed = true;
@@ -173,8 +174,9 @@ function patchChildren(parent, fresh) {
 // Make the element `old` (on the page) what `n` (just built) is; says whether it changed.
 function patchNode(old, n) {
   if (old.nodeType !== 1) {
+    // new words are a new text, not the old one moved (the browser counts no layout shift for it)
     if (old.nodeValue === n.nodeValue) return false;
-    old.nodeValue = n.nodeValue;
+    old.replaceWith(n);
     return true;
   }
   if (old.namespaceURI === SVG_NS) {
@@ -185,15 +187,17 @@ function patchNode(old, n) {
   }
   carryLive(old, n);
   let changed = false;
-  for (const a of Array.from(old.attributes)) {
-    if (!n.hasAttribute(a.name)) {
-      old.removeAttribute(a.name);
+  // (by name: walking .attributes would make an Attr object of each)
+  for (const name of old.getAttributeNames()) {
+    if (!n.hasAttribute(name)) {
+      old.removeAttribute(name);
       changed = true;
     }
   }
-  for (const a of n.attributes) {
-    if (old.getAttribute(a.name) !== a.value) {
-      old.setAttribute(a.name, a.value);
+  for (const name of n.getAttributeNames()) {
+    const value = n.getAttribute(name);
+    if (old.getAttribute(name) !== value) {
+      old.setAttribute(name, value);
       changed = true;
     }
   }
