@@ -37,6 +37,7 @@ from twentynine.game.engine import IllegalAction
 from twentynine.server.config import ServerConfig
 from twentynine.server.game import Game, GameError
 from twentynine.server.lobby import Lobby
+from twentynine.server.rooms import ROOM_PRUNE_EVERY
 from twentynine.server.session import GameSession
 from twentynine.server.setup import parse_setup
 from twentynine.server.store import (
@@ -507,6 +508,69 @@ def test_rooms_are_saved_replaced_listed_and_dropped(store: SQLStore) -> None:
         store.save_room("", {})
     with pytest.raises(StoreError, match="JSON object"):
         store.save_room("X", ["not", "an", "object"])  # type: ignore[arg-type]
+
+
+def test_old_rooms_are_pruned_unless_their_game_is_being_played(
+    store: SQLStore, backend: Backend
+) -> None:
+    setup = parse_setup({"seed": 1}).to_json()
+    for ident in ("live", "done", "stale"):
+        store.create(ident, setup, 1, [hash_token(ident)])
+    store.finish("done", {"format": "29-record/1", "deals": []})
+    rooms = {
+        "EMPTY": None,  # never started
+        "LIVE": "live",  # its game moves on: kept, however old the room
+        "DONE": "done",  # its game is over
+        "STALE": "stale",  # its game stopped long ago
+        "GONE": "nowhere",  # its game is not kept
+        "FRESH": None,  # touched lately: kept
+    }
+    for code, game in rooms.items():
+        store.save_room(code, {"host": code.lower()}, game=game)
+    now = 1_000_000_000.0
+    day = 86_400.0
+    backend.raw(
+        f"UPDATE rooms SET updated = {now - 10 * day}",
+        f"UPDATE rooms SET updated = {now - day} WHERE code = 'FRESH'",
+        f"UPDATE games SET updated = {now - 10 * day}",
+        f"UPDATE games SET updated = {now - day} WHERE id = 'live'",
+    )
+    assert store.prune_rooms(now - 7 * day) == 4
+    assert sorted(code for code, _, _ in store.rooms()) == ["FRESH", "LIVE"]
+    assert store.prune_rooms(now - 7 * day) == 0  # nothing more: no error either
+
+
+def test_one_of_many_processes_prunes_the_stored_rooms_when_a_room_is_made(
+    store: SQLStore, backend: Backend
+) -> None:
+    store.save_room("OLD", {"host": "x"})
+    backend.raw("UPDATE rooms SET updated = 0")
+    lobby = Lobby(QUICK, store=store)
+    lobby.cluster = object()  # one of many processes: nothing is restored at start
+    assert lobby.shared
+    lobby._prune_rooms_if_due()
+    assert store.rooms() == []
+    # at most once an hour: a room left since waits for the next time
+    store.save_room("OLD2", {"host": "y"})
+    backend.raw("UPDATE rooms SET updated = 0")
+    lobby._prune_rooms_if_due()
+    assert [code for code, _, _ in store.rooms()] == ["OLD2"]
+    lobby._rooms_pruned -= ROOM_PRUNE_EVERY + 1
+    lobby._prune_rooms_if_due()
+    assert store.rooms() == []
+    lobby.close()
+
+
+def test_a_lone_server_prunes_the_stored_rooms_before_it_restores_them(
+    store: SQLStore, backend: Backend
+) -> None:
+    store.save_room("OLD", {"host": "x"})
+    store.save_room("NEW", {"host": "y"})
+    backend.raw("UPDATE rooms SET updated = 0 WHERE code = 'OLD'")
+    lobby = Lobby(QUICK, store=store)
+    lobby.start()
+    assert [code for code, _, _ in store.rooms()] == ["NEW"]
+    lobby.close()
 
 
 def test_a_corrupt_room_gives_a_clear_error(store: SQLStore, backend: Backend) -> None:

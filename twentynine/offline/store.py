@@ -315,6 +315,9 @@ class BrowserStore:
     def drop_room(self, code: str) -> None:
         pass
 
+    def prune_rooms(self, before: float) -> int:
+        return 0
+
     def close(self) -> None:
         pass
 

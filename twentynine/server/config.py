@@ -30,6 +30,9 @@ class ServerConfig:
     max_games: int = 200
     max_rooms: int = 500
     idle_seconds: float = 6 * 3600
+    # a room kept in the store is forgotten after this long untouched, unless its
+    # game is still being played (``Lobby._prune_rooms``)
+    room_keep_seconds: float = 7 * 24 * 3600
     warm_up: bool = True
     db: str | None = None  # where games are kept (path or URL); None: in memory only
     # Redis shared with the other server processes (``cluster``); None: this process alone
@@ -50,6 +53,7 @@ class ServerConfig:
             bot_workers=max(0, _env_int("TWENTYNINE_BOT_WORKERS", min(2, cpus))),
             max_games=max(1, _env_int("TWENTYNINE_MAX_GAMES", 200)),
             max_rooms=max(1, _env_int("TWENTYNINE_MAX_ROOMS", 500)),
+            room_keep_seconds=max(1, _env_int("TWENTYNINE_ROOM_KEEP_HOURS", 7 * 24)) * 3600.0,
             db=os.environ.get("TWENTYNINE_DB") or None,
             redis=os.environ.get("TWENTYNINE_REDIS") or None,
             lease_seconds=max(200, _env_int("TWENTYNINE_LEASE_MS", 2000)) / 1000,

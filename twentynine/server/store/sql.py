@@ -514,3 +514,20 @@ class SQLStore:
     def drop_room(self, code: str) -> None:
         """Forget a room; a room that is not kept is no error."""
         self._transaction(lambda tx: tx.run("DELETE FROM rooms WHERE code = ?", code))
+
+    def prune_rooms(self, before: float) -> int:
+        """Forget the rooms untouched since ``before`` (a ``time.time()``) whose game
+        never started, is finished, or has not moved since then either; say how many.
+        A room whose game is still being played stays, however old the room."""
+
+        def work(tx: Tx) -> int:
+            gone = tx.all(
+                "DELETE FROM rooms WHERE updated < ? AND NOT EXISTS ("
+                " SELECT 1 FROM games WHERE games.id = rooms.game"
+                " AND games.finished = 0 AND games.updated >= ?) RETURNING code",
+                before,
+                before,
+            )
+            return len(gone)
+
+        return self._transaction(work)
