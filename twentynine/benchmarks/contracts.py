@@ -23,7 +23,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-from ..bots import LEVELS, make_bot
+from ..bots import make_bot, spec_error
 from ..bots.contract import contract_goal, opening_position
 from ..game.cards import mask_of
 from ..game.dealing import deal_hands, derive_seed
@@ -134,8 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=1)
     args = p.parse_args(argv)
     for spec in (args.a, args.b):
-        if spec not in LEVELS:
-            p.error(f"unknown bot level {spec!r}; levels are: {', '.join(LEVELS)}")
+        error = spec_error(spec)  # a level, or a variant of one (``expert[read_auction=0]``)
+        if error is not None:
+            p.error(error)
     if args.deals < 1:
         p.error("--deals must be at least 1")
     try:

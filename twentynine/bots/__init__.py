@@ -1,20 +1,20 @@
 """Bots: from a random player to an expert that samples and solves deals.
 
-``make_bot(level, seed)`` builds one; ``CHARACTERS`` names the personalities
-the user interfaces offer.
+``make_bot(level, seed)`` builds one (a level, or a variant of one:
+``expert[read_drops=0]``); ``CHARACTERS`` names the personalities the user
+interfaces offer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
+from . import variants
 from .base import Bot, RandomBot, Style
 from .expert import ExpertBot
 from .expert_v1 import ExpertV1Bot
 from .heuristic import CasualBot, NoviceBot
 from .search import StrongBot
 
-LEVELS: dict[str, Callable[..., Bot]] = {
+LEVELS: dict[str, type[Bot]] = {
     "random": RandomBot,
     "novice": NoviceBot,
     "casual": CasualBot,
@@ -29,9 +29,28 @@ BASELINES = ("expert-v1",)
 def make_bot(
     level: str, seed: int = 0, budget: float | None = None, style: Style | None = None
 ) -> Bot:
-    if level not in LEVELS:
-        raise ValueError(f"unknown bot level {level!r}; levels are: {', '.join(LEVELS)}")
-    return LEVELS[level](seed=seed, budget=budget, style=style)
+    """A bot of ``level``, or of a variant of it: ``expert[read_drops=0]`` (``variants``)."""
+    name, knobs = variants.parse(level)
+    if name not in LEVELS:
+        raise ValueError(f"unknown bot level {name!r}; levels are: {', '.join(LEVELS)}")
+    cls = LEVELS[name]
+    turned = variants.settings(cls, name, knobs)
+    bot = cls(seed=seed, budget=budget, style=style)
+    for knob, value in turned.items():
+        setattr(bot, knob, value)
+    return bot
+
+
+def spec_error(spec: str) -> str | None:
+    """What is wrong with a bot spec (a level or a variant of one), or None."""
+    try:
+        name, knobs = variants.parse(spec)
+        if name not in LEVELS:
+            return f"unknown bot level {name!r}; levels are: {', '.join(LEVELS)}"
+        variants.settings(LEVELS[name], name, knobs)
+    except ValueError as e:
+        return str(e)
+    return None
 
 
 __all__ = [
@@ -46,4 +65,5 @@ __all__ = [
     "StrongBot",
     "Style",
     "make_bot",
+    "spec_error",
 ]

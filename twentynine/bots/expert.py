@@ -20,9 +20,12 @@ import random
 from ..game.actions import BID, TRUMP, Action
 from ..game.observation import Observation
 from ..solver import Goal
+from .bidding import calls_by_seat, place_of
 from .contract import simulated_bid, simulated_trump, standing_bid
 from .expert_v1 import ExpertV1Bot
+from .expert_v1 import _discard_likelihood as discard_likelihood
 from .heuristic import kinds
+from .knowledge import Knowledge, analyse
 from .sampling import World
 from .solving import position_of, solver
 
@@ -45,10 +48,29 @@ class ExpertBot(ExpertV1Bot):
     partner_margin = PARTNER_MARGIN
     duel_opening_margin = DUEL_OPENING_MARGIN
     exact_from = EXACT_FROM
+    # What it reads besides the cards (docs/bots.md, *Inference*), each a switch an
+    # ablation turns off (``variants``: ``expert[read_drops=0]``).
+    read_auction = True  # each world's first batches weighed by the calls
+    read_trump_choice = True  # the hidden trump sampled, and worlds weighed, by the bidder's choice
+    read_discards = True  # points thrown to the opponents instead of trumping: no trump then
+    read_drops = True  # a drop signal read as a void where the cards agree
+    simulate_contract = True  # bids and the trump by simulation (off: the fitted model's)
+    knobs = (
+        "read_auction",
+        "read_trump_choice",
+        "read_discards",
+        "read_drops",
+        "simulate_contract",
+        "exact_from",
+        "auction_worlds",
+        "bid_margin",
+        "partner_margin",
+        "duel_opening_margin",
+    )
 
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
         k = kinds(obs)
-        if not solver().compiled:
+        if not solver().compiled or not self.simulate_contract:
             # Solving 40 whole deals per trump takes seconds without the compiled
             # kernel (the browser): bid and name trumps by the model, as expert-v1.
             return super().decide(obs, rng, budget)
@@ -58,6 +80,39 @@ class ExpertBot(ExpertV1Bot):
             return simulated_trump(obs, self.model, rng, self.auction_worlds)
         return super().decide(obs, rng, budget)
 
+    # -- inference, each part a switch (all on: exactly expert-v1's) ----------------------
+    def knowledge(self, obs: Observation, rng: random.Random) -> Knowledge:
+        if self.read_drops:
+            return super().knowledge(obs, rng)
+        return analyse(obs)
+
+    def trump_odds(self, obs: Observation, first_batch: int) -> list[float]:
+        if self.read_trump_choice:
+            return super().trump_odds(obs, first_batch)
+        return [1.0, 1.0, 1.0, 1.0]  # any suit as likely: nothing read from the choice
+
+    def weight(self, obs: Observation, know: Knowledge, world: World) -> float:
+        if self.read_auction and self.read_discards:
+            return super().weight(obs, know, world)
+        # expert-v1's weight (frozen there) with the parts switched off left out
+        assert obs.seat is not None and obs.bidder is not None
+        if world.first is None:
+            return 1.0
+        w = 1.0
+        if self.read_auction:
+            for seat, call in calls_by_seat(obs).items():
+                if seat != obs.seat:
+                    pos = place_of(obs, seat)
+                    w *= self.model.auction_likelihood(world.first[seat], call, obs.rules, pos)
+        if know.trump is not None and obs.bidder != obs.seat and not obs.seventh:
+            assert world.trump is not None
+            odds = self.trump_odds(obs, world.first[obs.bidder])
+            w *= odds[world.trump] / sum(odds)
+        if self.read_discards and world.trump is not None:
+            w *= discard_likelihood(obs, know, world)
+        return w
+
+    # -- the auction ---------------------------------------------------------------------
     def margin(self, obs: Observation) -> float:
         """How much more than passing a bid must be worth here, in game points."""
         # boldness is on the scale of a probability, the margin on that of a result

@@ -47,9 +47,11 @@ EXAMPLES = {
   twentynine bench analysis             whole-deal analysis: median and p95 over 20 deals
   twentynine bench hint                 a card's hint at the table: median and p95
   twentynine bench abuse                a client that never reads, a flood, 10,000 fuzzed frames
-  twentynine bench contracts expert strong  bidding alone, contracts scored by their solution""",
+  twentynine bench contracts expert strong  bidding alone, contracts scored by their solution
+  twentynine bench ablation --deals 300 each piece of the expert's inference against the whole""",
     "arena": """examples:
   twentynine arena casual novice --deals 500
+  twentynine arena expert 'expert[read_drops=0]' --deals 300   a variant: one knob turned
   twentynine arena expert strong --deals 2000 --profile pagat --jobs 2 --out runs/x --plot x.png
   twentynine arena casual random --profile modern --set early_end=no --seed 7
   twentynine arena expert http://127.0.0.1:8001 --profile bhoos --deals 500
@@ -140,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
             "hint",
             "abuse",
             "contracts",
+            "ablation",
         ],
         help="what to measure",
     )
@@ -374,14 +377,16 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
     from rich.progress import Progress
 
-    from ..bots import LEVELS
+    from ..bots import spec_error
     from ..services.arena import format_summary, plot, run_boards, summarise, write_outputs
     from .duplicate import match_rules, worker_count
 
     def known(spec: str) -> str | None:
-        if spec in LEVELS:
-            return None
-        return f"unknown bot {spec!r}; levels are: {', '.join(LEVELS)}, or a bot's http:// URL"
+        # a level, a variant of one (``expert[read_drops=0]``), or (match_rules) a URL
+        error = spec_error(spec)
+        if error is not None and error.startswith("unknown bot level"):
+            return f"unknown bot {spec!r}; {error.split('; ', 1)[1]}, or a bot's http:// URL"
+        return error
 
     rules = match_rules(args, (args.a, args.b), known)
     jobs = worker_count(args.jobs)
