@@ -24,8 +24,11 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from . import timers
+from .game import Game, GameError
+from .setup import GameSetup
 from .store import REPLIES_KEPT, Change, GameStore, StoredReply, StoreError
 
 log = logging.getLogger("twentynine.server")
@@ -79,6 +82,67 @@ class Keeping:
     version: int
     version_kept: int
     asking: tuple[Seats, str] | None
+    game: Game
+    saved: list[dict[str, Any]]  # the log as the store has it
+    finished: bool
+    forfeit: dict[str, Any] | None
+    timers_written: tuple[Any, ...] | None
+
+    if TYPE_CHECKING:  # the session's own
+
+        @property
+        def setup(self) -> GameSetup: ...
+
+        @property
+        def over(self) -> bool: ...
+
+        def settings(self) -> dict[str, Any]: ...
+
+        def clocks(self) -> timers.Clocks: ...
+
+    def _save_settings(self, bump: int = 1) -> None:
+        if self.store is not None:
+            try:
+                self._write(bump, settings=self.settings())
+                self.timers_written = timers.shape(self.clocks())
+            except StoreError as e:  # a table setting, not a move: play on
+                log.error("game %s: settings not saved: %s", self.ident, e)
+
+    def _save(self) -> None:
+        """Write the game's log to the store, before any client hears of the change.
+
+        In one transaction with the reply to the message that made the change.
+        If the store fails, the game goes back to what the store holds and the
+        change is refused (``GameError``): nothing is shown that a restart would lose.
+        """
+        if self.store is None:
+            return
+        entries, saved = self.game.log, self.saved
+        keep = len(saved)
+        if len(entries) < keep or (saved and entries[keep - 1] != saved[-1]):
+            keep = 0  # an undo: find where the logs part
+        while keep < min(len(entries), len(saved)) and entries[keep] == saved[keep]:
+            keep += 1
+        record = None
+        if self.over and not self.finished:
+            record = self.game.record()
+            if self.forfeit is not None:
+                record["meta"]["forfeit"] = self.forfeit
+        try:
+            self._write(
+                1,
+                keep=keep if keep < len(saved) else None,
+                entries=tuple((i, entries[i]) for i in range(keep, len(entries))),
+                record=record,
+            )
+        except StoreError as e:
+            log.error("game %s could not be saved: %s", self.ident, e)
+            self.game = Game(self.setup, list(saved))
+            raise GameError("the server could not save this move; try again") from None
+        del saved[keep:]
+        saved.extend(entries[keep:])
+        if record is not None:
+            self.finished = True
 
     def _write(self, bump: int, **change: Any) -> None:
         """One change to the store, with what goes with every write: the reply to the

@@ -40,7 +40,7 @@ from .outbox import Connection, deliver
 from .pair import PairPause, PairTable
 from .room import STANDIN, TableRules
 from .setup import SEAT_NAMES, GameSetup
-from .store import GameStore, StoreError, hash_token
+from .store import GameStore, hash_token
 from .timers import TableClocks
 
 log = logging.getLogger("twentynine.server")
@@ -274,50 +274,6 @@ class GameSession(PairTable, Keeping, TableClocks):
         if self.pairing.choice is not None:
             out["pair_choice"] = self.pairing.to_json()
         return out
-
-    def _save_settings(self, bump: int = 1) -> None:
-        if self.store is not None:
-            try:
-                self._write(bump, settings=self.settings())
-                self.timers_written = timers.shape(self.clocks())
-            except StoreError as e:  # a table setting, not a move: play on
-                log.error("game %s: settings not saved: %s", self.ident, e)
-
-    def _save(self) -> None:
-        """Write the game's log to the store, before any client hears of the change.
-
-        In one transaction with the reply to the message that made the change.
-        If the store fails, the game goes back to what the store holds and the
-        change is refused (``GameError``): nothing is shown that a restart would lose.
-        """
-        if self.store is None:
-            return
-        entries, saved = self.game.log, self.saved
-        keep = len(saved)
-        if len(entries) < keep or (saved and entries[keep - 1] != saved[-1]):
-            keep = 0  # an undo: find where the logs part
-        while keep < min(len(entries), len(saved)) and entries[keep] == saved[keep]:
-            keep += 1
-        record = None
-        if self.over and not self.finished:
-            record = self.game.record()
-            if self.forfeit is not None:
-                record["meta"]["forfeit"] = self.forfeit
-        try:
-            self._write(
-                1,
-                keep=keep if keep < len(saved) else None,
-                entries=tuple((i, entries[i]) for i in range(keep, len(entries))),
-                record=record,
-            )
-        except StoreError as e:
-            log.error("game %s could not be saved: %s", self.ident, e)
-            self.game = Game(self.setup, list(saved))
-            raise GameError("the server could not save this move; try again") from None
-        del saved[keep:]
-        saved.extend(entries[keep:])
-        if record is not None:
-            self.finished = True
 
     # ------------------------------------------------------------ clients
     async def attach(
