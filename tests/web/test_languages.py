@@ -215,4 +215,4 @@ def test_every_bot_character_has_a_name_in_every_catalog() -> None:
     defaults = re.search(r"DEFAULT_NAMES = new Set\((\[.*?\])\)", model)
     assert defaults is not None
     assert set(json.loads(defaults.group(1))) == {*SEAT_NAMES, "Host"}
-    assert 'clean_name(body.get("name"), "Host")' in (SERVER / "lobby.py").read_text()
+    assert 'clean_name(body.get("name"), "Host")' in (SERVER / "rooms.py").read_text()
