@@ -26,15 +26,19 @@ LEVELS: dict[str, type[Bot]] = {
 BASELINES = ("expert-v1",)
 
 
+def _resolve(spec: str) -> tuple[type[Bot], dict[str, object]]:
+    """The class a spec names and its knobs, checked; ``ValueError`` saying what is wrong."""
+    name, knobs = variants.parse(spec)
+    if name not in LEVELS:
+        raise ValueError(f"unknown bot level {name!r}; levels are: {', '.join(LEVELS)}")
+    return LEVELS[name], variants.settings(LEVELS[name], name, knobs)
+
+
 def make_bot(
     level: str, seed: int = 0, budget: float | None = None, style: Style | None = None
 ) -> Bot:
     """A bot of ``level``, or of a variant of it: ``expert[read_drops=0]`` (``variants``)."""
-    name, knobs = variants.parse(level)
-    if name not in LEVELS:
-        raise ValueError(f"unknown bot level {name!r}; levels are: {', '.join(LEVELS)}")
-    cls = LEVELS[name]
-    turned = variants.settings(cls, name, knobs)
+    cls, turned = _resolve(level)
     bot = cls(seed=seed, budget=budget, style=style)
     for knob, value in turned.items():
         setattr(bot, knob, value)
@@ -44,10 +48,7 @@ def make_bot(
 def spec_error(spec: str) -> str | None:
     """What is wrong with a bot spec (a level or a variant of one), or None."""
     try:
-        name, knobs = variants.parse(spec)
-        if name not in LEVELS:
-            return f"unknown bot level {name!r}; levels are: {', '.join(LEVELS)}"
-        variants.settings(LEVELS[name], name, knobs)
+        _resolve(spec)
     except ValueError as e:
         return str(e)
     return None
