@@ -34,11 +34,19 @@ function setAttrs(el, attrs) {
   }
 }
 
-export function append(el, children) {
+// The nodes a list of children stands for: nested lists flattened, nothing for
+// null/undefined/false, a text for a number (the page's digits) or a string.
+function nodesOf(children) {
+  const nodes = [];
   for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(typeof c === "number" ? num(c) : String(c)));
+    nodes.push(c instanceof Node ? c : document.createTextNode(typeof c === "number" ? num(c) : String(c)));
   }
+  return nodes;
+}
+
+export function append(el, children) {
+  el.append(...nodesOf(children));
   return el;
 }
 
@@ -82,12 +90,7 @@ export function on(el, handlers) {
 // (its id, else its data-key, else its data-card); children without one
 // match in order. Says whether anything on the page changed.
 export function patch(el, ...children) {
-  const fresh = [];
-  for (const c of children.flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    fresh.push(c instanceof Node ? c : document.createTextNode(typeof c === "number" ? num(c) : String(c)));
-  }
-  return patchChildren(el, fresh);
+  return patchChildren(el, nodesOf(children));
 }
 
 // What the page puts on an element while it runs, not what it draws (a card in
