@@ -72,3 +72,92 @@ def test_arena_command_writes_summary_records_and_plot(tmp_path, capsys):
 def test_arena_command_rejects_an_unknown_bot(capsys):
     assert main(["arena", "casual", "wizard", "--deals", "2", "--quiet"]) == 2
     assert "unknown bot 'wizard'" in capsys.readouterr().err
+
+
+def _arena(out, *extra):
+    return main(["arena", "casual", "novice", "--seed", "3", "--quiet", "--out", str(out), *extra])
+
+
+def test_arena_keeps_each_board_as_it_finishes_and_resumes_the_rest(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert _arena(out, "--deals", "3") == 0
+    lines = (out / "boards.jsonl").read_text().splitlines()
+    assert [json.loads(x)["deal"] for x in lines] == [0, 1, 2]
+    assert len(list((out / "games").glob("*.json"))) == 6
+    capsys.readouterr()
+    # the run is extended to 5 deals: only deals 3 and 4 are played
+    assert _arena(out, "--deals", "5", "--resume") == 0
+    text = capsys.readouterr().out
+    assert "3 of 5 deals already played" in text and "playing 2" in text
+    assert [json.loads(x)["deal"] for x in (out / "boards.jsonl").read_text().splitlines()] == [
+        0, 1, 2, 3, 4,
+    ]  # fmt: skip
+    resumed = json.loads((out / "summary.json").read_text())
+    # the same as one run of 5 deals
+    whole = tmp_path / "whole"
+    assert _arena(whole, "--deals", "5") == 0
+    once = json.loads((whole / "summary.json").read_text())
+    for key in ("deals", "mean", "ci95", "make_rate", "contracts", "forfeits"):
+        assert resumed[key] == once[key], key
+    assert sorted(p.name for p in (out / "games").iterdir()) == sorted(
+        p.name for p in (whole / "games").iterdir()
+    )
+
+
+def test_a_board_cut_short_by_a_kill_is_played_again(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert _arena(out, "--deals", "3") == 0
+    log = out / "boards.jsonl"
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join(lines[:2]) + "\n" + lines[2][:40])  # the kill: deal 2 half written
+    capsys.readouterr()
+    assert _arena(out, "--deals", "3", "--resume") == 0
+    assert "2 of 3 deals already played" in capsys.readouterr().out
+    assert [json.loads(x)["deal"] for x in log.read_text().splitlines()] == [0, 1, 2]
+
+
+def test_arena_folder_refuses_to_mix_runs(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert _arena(out, "--deals", "2") == 0
+    capsys.readouterr()
+    before = (out / "boards.jsonl").read_text()
+    # a new run into the same folder without --resume
+    assert _arena(out, "--deals", "2") == 2
+    assert "already holds a run; add --resume" in capsys.readouterr().err
+    # another seed, other rules, another bot: not the same experiment
+    assert _arena(out, "--deals", "2", "--resume", "--seed", "4") == 2
+    assert "the seed of the deals differ" in capsys.readouterr().err
+    assert _arena(out, "--deals", "2", "--resume", "--profile", "modern") == 2
+    assert "the rules differ" in capsys.readouterr().err
+    status = main(["arena", "casual", "random", "--deals", "2", "--quiet", "--seed", "3",
+                   "--out", str(out), "--resume"])  # fmt: skip
+    assert status == 2
+    assert "bot B differ" in capsys.readouterr().err
+    # other playing code
+    run = json.loads((out / "run.json").read_text())
+    (out / "run.json").write_text(json.dumps({**run, "code": "0" * 16}))
+    assert _arena(out, "--deals", "2", "--resume") == 2
+    assert "the playing code" in capsys.readouterr().err
+    (out / "run.json").write_text(json.dumps(run))
+    # a damaged line in the middle is an error, not a silent loss
+    lines = before.splitlines()
+    (out / "boards.jsonl").write_text("not json\n" + lines[1] + "\n")
+    assert _arena(out, "--deals", "2", "--resume") == 2
+    assert "line 1: not a board" in capsys.readouterr().err
+    # --resume alone
+    assert main(["arena", "casual", "novice", "--deals", "2", "--resume", "--quiet"]) == 2
+    assert "--resume needs --out" in capsys.readouterr().err
+
+
+def test_code_fingerprint_follows_the_playing_code(tmp_path):
+    from twentynine.services.arena_folder import code_fingerprint
+
+    for d in ("bots", "solver", "game"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "x.py").write_text("x = 1\n")
+    first = code_fingerprint(tmp_path)
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "y.py").write_text("y = 2\n")
+    assert code_fingerprint(tmp_path) == first  # an interface is not playing code
+    (tmp_path / "bots" / "x.py").write_text("x = 2\n")
+    assert code_fingerprint(tmp_path) != first

@@ -53,6 +53,7 @@ EXAMPLES = {
   twentynine arena casual novice --deals 500
   twentynine arena expert 'expert[read_drops=0]' --deals 300   a variant: one knob turned
   twentynine arena expert strong --deals 2000 --profile pagat --jobs 2 --out runs/x --plot x.png
+  twentynine arena expert strong --deals 2000 --profile pagat --jobs 2 --out runs/x --resume
   twentynine arena casual random --profile modern --set early_end=no --seed 7
   twentynine arena expert http://127.0.0.1:8001 --profile bhoos --deals 500
   twentynine arena casual 'http://127.0.0.1:8001#clock=3000&timeout=1000' --profile bhoos
@@ -158,7 +159,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     a.add_argument("b", help="bot B")
     add_match_arguments(a, 200, "duplicate deals (each played twice)")
-    a.add_argument("--out", help="folder for summary.json and every game record")
+    a.add_argument(
+        "--out",
+        help="folder for the run: boards.jsonl and every game record as each deal "
+        "finishes, summary.json at the end",
+    )
+    a.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the run kept in --out: play only its deals not yet finished "
+        "(refused if the bots, rules, seed or playing code differ)",
+    )
     a.add_argument("--plot", help="PNG file for the running difference (needs matplotlib)")
     a.add_argument(
         "--cluster",
@@ -378,7 +389,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from ..bots import spec_error
-    from ..services.arena import format_summary, plot, run_boards, summarise, write_outputs
+    from ..services.arena import format_summary, plot, run_boards, summarise
+    from ..services.arena_folder import FolderError, RunFolder
     from .duplicate import match_rules, worker_count
 
     def known(spec: str) -> str | None:
@@ -389,9 +401,26 @@ def cmd_arena(args: argparse.Namespace) -> int:
         return error
 
     rules = match_rules(args, (args.a, args.b), known)
+    if args.resume and not args.out:
+        raise RulesError("--resume needs --out: the folder of the run to go on with")
     jobs = worker_count(args.jobs)
-    boards = []
+    folder = None
+    if args.out:
+        try:
+            folder = RunFolder.open(Path(args.out), args.a, args.b, rules, args.seed, args.resume)
+        except FolderError as e:
+            print(f"twentynine arena: {e}", file=sys.stderr)
+            return 2
+    kept = [] if folder is None else [x for x in folder.boards if x.deal < args.deals]
+    done = {x.deal for x in kept}
+    todo = [i for i in range(args.deals) if i not in done]
+    if kept:
+        print(f"  {len(kept)} of {args.deals} deals already played in {args.out}; "
+              f"playing {len(todo)}")  # fmt: skip
+    boards = list(kept)
     with contextlib.ExitStack() as stack:
+        if folder is not None:
+            stack.enter_context(folder)
         if args.cluster:
             from ..rl.cluster import ClusterError, connect
             from ..rl.cluster import run_boards as cluster_boards
@@ -401,19 +430,22 @@ def cmd_arena(args: argparse.Namespace) -> int:
             except ClusterError as e:
                 print(f"twentynine arena: {e}", file=sys.stderr)
                 return 2
-            source = cluster_boards(client, rules, args.a, args.b, args.deals, args.seed)
+            source = cluster_boards(client, rules, args.a, args.b, todo, args.seed)
         else:
-            source = run_boards(rules, args.a, args.b, args.deals, args.seed, jobs)
+            source = run_boards(rules, args.a, args.b, todo, args.seed, jobs)
         with Progress(disable=args.quiet, transient=True) as progress:
             task = progress.add_task(f"{args.a} vs {args.b}", total=args.deals)
+            progress.advance(task, len(kept))
             for board in source:
                 boards.append(board)
+                if folder is not None:
+                    folder.add(board)
                 progress.advance(task)
     summary = summarise(args.a, args.b, boards)
     print(format_summary(summary))
-    if args.out:
-        write_outputs(summary, boards, Path(args.out))
-        print(f"  wrote {Path(args.out) / 'summary.json'} and {2 * len(boards)} game records")
+    if folder is not None:
+        folder.finish(summary)
+        print(f"  wrote {Path(args.out) / 'summary.json'}, boards.jsonl and the game records")
     if args.plot:
         try:
             plot(summary, Path(args.plot))

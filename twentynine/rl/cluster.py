@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from ..bots.bidding_build import Mapper
 from ..game.rules import Rules
-from ..services.arena import BoardResult, play_board
+from ..services.arena import BoardResult, deal_numbers, play_board
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -92,11 +92,12 @@ def _boards(args: tuple[Rules, str, str, Sequence[int], int]) -> list[BoardResul
 
 
 def run_boards(
-    client: Any, rules: Rules, a: str, b: str, deals: int, seed: int
+    client: Any, rules: Rules, a: str, b: str, deals: int | Sequence[int], seed: int
 ) -> Iterator[BoardResult]:
-    """The duplicate deals of ``twentynine arena`` played on the cluster, in deal order."""
-    numbers = list(range(deals))
-    chunks = [numbers[i : i + BOARDS_PER_TASK] for i in range(0, deals, BOARDS_PER_TASK)]
+    """The duplicate deals of ``twentynine arena`` played on the cluster, in deal order
+    (``deals``: how many, or which deal numbers, as ``arena.run_boards``)."""
+    numbers = deal_numbers(deals)
+    chunks = [numbers[i : i + BOARDS_PER_TASK] for i in range(0, len(numbers), BOARDS_PER_TASK)]
     work = [(rules, a, b, chunk, seed) for chunk in chunks]
     for part in ordered_map(client, _boards, work):
         yield from part

@@ -8,12 +8,11 @@ skill. Deals run in parallel worker processes with ``jobs`` > 1.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -297,22 +296,18 @@ def run_jobs(job: Callable[[W], R], work: list[W], jobs: int = 1) -> Iterator[R]
         yield from pool.imap_unordered(job, work, chunksize=max(1, len(work) // (jobs * 20)))
 
 
+def deal_numbers(deals: int | Sequence[int]) -> list[int]:
+    """The deals to play: the first ``deals`` ones, or exactly those listed."""
+    return list(range(deals)) if isinstance(deals, int) else list(deals)
+
+
 def run_boards(
-    rules: Rules, a: str, b: str, deals: int, seed: int, jobs: int = 1
+    rules: Rules, a: str, b: str, deals: int | Sequence[int], seed: int, jobs: int = 1
 ) -> Iterator[BoardResult]:
-    """Yield board results as they finish (in any order when ``jobs`` > 1)."""
-    return run_jobs(_board_job, [(rules, a, b, i, seed) for i in range(deals)], jobs)
-
-
-def write_outputs(summary: Summary, boards: list[BoardResult], out: Path) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "summary.json").write_text(json.dumps(summary.to_json(), indent=2) + "\n")
-    games = out / "games"
-    games.mkdir(exist_ok=True)
-    for board in boards:
-        for g in board.games:
-            side = "A-NS" if g.a_team == 0 else "A-EW"
-            (games / f"deal{board.deal:05d}-{side}.json").write_text(json.dumps(g.record) + "\n")
+    """Yield board results as they finish (in any order when ``jobs`` > 1). ``deals``
+    is how many (numbers 0 to deals - 1) or which deal numbers to play."""
+    work = [(rules, a, b, i, seed) for i in deal_numbers(deals)]
+    return run_jobs(_board_job, work, jobs)
 
 
 def plot(summary: Summary, path: Path) -> None:
