@@ -134,7 +134,31 @@ def test_the_arena_seats_a_variant(capsys: pytest.CaptureFixture[str]) -> None:
 def test_the_ablation_benchmark_runs_on_a_tiny_input(capsys: pytest.CaptureFixture[str]) -> None:
     from twentynine.benchmarks import ablation
 
-    assert ablation.main(["--deals", "1", "--piece", "drop signals", "--profile", "bhoos"]) == 0
+    # a cheaper expert as the whole: few worlds at bid time, the exact play from the end
+    base = "expert[auction_worlds=4,exact_from=8]"
+    argv = ["--deals", "1", "--piece", "drop signals", "--profile", "bhoos", "--base", base]
+    assert ablation.main(argv) == 0
     out = capsys.readouterr().out
+    assert f"# ablation: {base} against {base} without one piece" in out
     assert "| without | deals | whole − without (95% CI) |" in out
     assert "| drop signals | 1 |" in out
+    assert ablation.without(base, "read_drops=0") == (
+        "expert[auction_worlds=4,exact_from=8,read_drops=0]"
+    )
+    assert ablation.without("expert", "read_drops=0") == "expert[read_drops=0]"
+
+
+def test_the_ablation_refuses_a_base_it_cannot_take_apart(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from twentynine.benchmarks import ablation
+
+    for base, says in (
+        ("wizard", "unknown bot level"),
+        ("strong", "has no knob 'read_drops'"),
+        ("expert[read_drops=1]", "set twice"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            ablation.main(["--deals", "1", "--piece", "drop signals", "--base", base])
+        assert stop.value.code == 2
+        assert says in capsys.readouterr().err, base

@@ -28,6 +28,13 @@ PIECES = {
 }
 
 
+def without(base: str, knob: str) -> str:
+    """The spec of ``base`` with one more knob set: ``expert[a=1]`` + ``b=0``."""
+    if base.endswith("]"):
+        return f"{base[:-1]},{knob}]"
+    return f"{base}[{knob}]"
+
+
 def row(piece: str, s: Summary) -> str:
     lo, hi = s.ci95
     verdict = "helps" if lo > 0 else "hurts" if hi < 0 else "not separated"
@@ -46,6 +53,12 @@ def row(piece: str, s: Summary) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="twentynine bench ablation", description=__doc__)
     p.add_argument("--deals", type=int, default=300, help="duplicate deals per piece")
+    p.add_argument(
+        "--base",
+        default=BASE,
+        help="the whole bot each piece is taken from: the expert or a variant of it "
+        "(default expert; e.g. 'expert[partner_margin=0]')",
+    )
     p.add_argument("--profile", default="pagat", choices=sorted(PROFILES))
     p.add_argument("--set", action="append", default=[], metavar="K=V")
     p.add_argument("--seed", type=int, default=1)
@@ -64,17 +77,22 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         p.error(str(e))
     pieces = args.piece or list(PIECES)
+    base = args.base
+    variants = {piece: without(base, PIECES[piece]) for piece in pieces}
+    for spec in (base, *variants.values()):
+        error = spec_error(spec)
+        if error is not None:
+            p.error(error)
     print(
-        f"# ablation: {BASE} against {BASE} without one piece, {args.deals} duplicate deals "
+        f"# ablation: {base} against {base} without one piece, {args.deals} duplicate deals "
         f"each, {args.profile}, seed {args.seed}"
     )
     print("| without | deals | whole − without (95% CI) | | made, whole | made, without |")
     print("|---|---|---|---|---|---|")
     for piece in pieces:
-        variant = f"{BASE}[{PIECES[piece]}]"
-        assert spec_error(variant) is None, variant
-        boards = list(run_boards(rules, BASE, variant, args.deals, args.seed, args.jobs))
-        print(row(piece, summarise(BASE, variant, boards)), flush=True)
+        variant = variants[piece]
+        boards = list(run_boards(rules, base, variant, args.deals, args.seed, args.jobs))
+        print(row(piece, summarise(base, variant, boards)), flush=True)
     return 0
 
 
