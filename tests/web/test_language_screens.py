@@ -139,6 +139,21 @@ CLIPPED = """() => {
 }"""
 
 
+# The innermost elements that reach past the right edge of the screen.
+PAST_THE_EDGE = """() => {
+  const out = [];
+  for (const el of document.body.querySelectorAll("*")) {
+    const r = el.getBoundingClientRect();
+    if (r.right <= window.innerWidth + 0.5 || !el.getClientRects().length) continue;
+    if ([...el.children].some((c) => c.getBoundingClientRect().right > window.innerWidth + 0.5))
+      continue;
+    out.push(`${el.tagName}.${el.className} right ${Math.round(r.right)}: ` +
+      el.textContent.trim().slice(0, 40));
+  }
+  return out.slice(0, 8);
+}"""
+
+
 AUTONYMS = {v for k, v in EN.items() if k.startswith("lang.")}
 
 
@@ -189,7 +204,11 @@ def check_screen(page: Page, lang: str, name: str, shots: Path, size: str) -> No
     native = [t for t in texts if re.search(SCRIPT[lang], t)]
     assert len(native) >= len(texts) // 3, f"{lang} {name}: few texts in the script: {texts}"
     wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-    assert wide <= 0, f"{lang} {name}: the page is {wide}px wider than the screen"
+    if wide > 0:
+        shot = shots / f"{lang}-{name}-{size}-too-wide.png"
+        page.screenshot(path=shot, full_page=True)
+        past = page.evaluate(PAST_THE_EDGE)
+        pytest.fail(f"{lang} {name}: the page is {wide}px wider than the screen ({shot}): {past}")
     clipped = page.evaluate(CLIPPED)
     assert not clipped, f"{lang} {name}: words cut off: {clipped}"
 
