@@ -244,3 +244,26 @@ def test_the_margin_is_higher_over_the_partner_and_lower_to_open_a_duel():
     duel = Deal(bhoos, 3, deal_hands(8, 3))
     opening = expert.margin(observe_deal(duel, duel.to_act))
     assert opening == pytest.approx(base + expert.duel_opening_margin) and opening < base
+
+
+def test_a_pass_counts_the_standing_contract_by_the_pass_weight(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A challenger facing an opponent's contract that will likely fail passes when
+    the pass counts that contract in full, and bids when it counts for nothing."""
+    from twentynine.bots import contract
+
+    monkeypatch.setattr(contract.ContractJudge, "best_suit", lambda self, bid: (0, 0.2))
+    monkeypatch.setattr(contract.ContractJudge, "holder_value", lambda self, holder, bid: -0.5)
+    bhoos = PROFILES["bhoos"]
+    duel = Deal(bhoos, 3, deal_hands(8, 3))
+    duel.apply(Action.bid(duel.to_act, 16))  # the opener defends 16; the next seat challenges
+    obs = observe_deal(duel, duel.to_act)
+    model = default_model()
+
+    def decide(weight: float) -> str:
+        return contract.simulated_bid(obs, model, random.Random(1), 4, 0.1, weight).kind
+
+    assert decide(1.0) == PASS  # bidding 0.2 against passing +0.5 (their likely failure)
+    assert decide(0.0) == BID  # passing 0: bidding 0.2 beats the margin 0.1
+    assert decide(0.5) == PASS  # 0.2 < 0.25 + 0.1

@@ -182,9 +182,19 @@ def stake(obs: Observation, bid: int) -> int:
 
 
 def simulated_bid(
-    obs: Observation, model: BiddingModel, rng: random.Random, worlds: int, margin: float
+    obs: Observation,
+    model: BiddingModel,
+    rng: random.Random,
+    worlds: int,
+    margin: float,
+    pass_weight: float = 1.0,
 ) -> Action:
-    """Bid the lowest bid allowed when that is worth more than passing, by ``margin``."""
+    """Bid the lowest bid allowed when that is worth more than passing, by ``margin``.
+
+    Passing is worth the standing contract to the seat's side, times
+    ``pass_weight``: 1 when the pass may end the auction there, less where
+    the auction goes on without the seat (the duel, where others still
+    challenge the holder)."""
     seat = obs.seat
     assert seat is not None
     bids = sorted((a for a in obs.legal if a.kind == BID), key=lambda a: a.value or 0)
@@ -200,7 +210,7 @@ def simulated_bid(
     if holder is not None and standing:
         mine = holder & 1 == seat & 1
         held = stake(obs, standing) * judge.holder_value(holder, standing)
-        passing = held if mine else -held
+        passing = pass_weight * (held if mine else -held)
     if find(obs, PASS) is None:
         return bids[0]
     return bids[0] if bidding > passing + margin else pass_action(obs)

@@ -37,6 +37,9 @@ PARTNER_MARGIN = 0.3
 # Less to open a duel auction (``auction=duel``): the opener defends, and a defender need
 # only match a challenger's bid; passing hands that seat to the next player.
 DUEL_OPENING_MARGIN = -0.1
+# How much of the standing contract's value a pass counts in the duel auction, where a
+# pass leaves the seat out but the auction goes on (1: as if it ended there).
+DUEL_PASS_WEIGHT = 1.0
 EXACT_FROM = 3  # the trick (1-based) from which play is also valued in card points
 
 
@@ -47,6 +50,7 @@ class ExpertBot(ExpertV1Bot):
     bid_margin = BID_MARGIN
     partner_margin = PARTNER_MARGIN
     duel_opening_margin = DUEL_OPENING_MARGIN
+    duel_pass_weight = DUEL_PASS_WEIGHT
     exact_from = EXACT_FROM
     # What it reads besides the cards (docs/bots.md, *Inference*), each a switch an
     # ablation turns off (``variants``: ``expert[read_drops=0]``).
@@ -66,6 +70,7 @@ class ExpertBot(ExpertV1Bot):
         "bid_margin",
         "partner_margin",
         "duel_opening_margin",
+        "duel_pass_weight",
     )
 
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
@@ -75,7 +80,10 @@ class ExpertBot(ExpertV1Bot):
             # kernel (the browser): bid and name trumps by the model, as expert-v1.
             return super().decide(obs, rng, budget)
         if BID in k and obs.phase == "auction":
-            return simulated_bid(obs, self.model, rng, self.auction_worlds, self.margin(obs))
+            weight = self.duel_pass_weight if obs.rules.auction == "duel" else 1.0
+            return simulated_bid(
+                obs, self.model, rng, self.auction_worlds, self.margin(obs), weight
+            )
         if TRUMP in k:
             return simulated_trump(obs, self.model, rng, self.auction_worlds)
         return super().decide(obs, rng, budget)
