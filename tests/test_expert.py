@@ -267,3 +267,18 @@ def test_a_pass_counts_the_standing_contract_by_the_pass_weight(
     assert decide(1.0) == PASS  # bidding 0.2 against passing +0.5 (their likely failure)
     assert decide(0.0) == BID  # passing 0: bidding 0.2 beats the margin 0.1
     assert decide(0.5) == PASS  # 0.2 < 0.25 + 0.1
+
+
+def test_the_worlds_of_a_bid_are_weighed_by_the_calls_unless_switched_off() -> None:
+    bhoos = PROFILES["bhoos"]
+    duel = Deal(bhoos, 3, deal_hands(8, 3))
+    duel.apply(Action.bid(duel.to_act, 18))  # a strong opening: worlds where it is weak weigh less
+    obs = observe_deal(duel, duel.to_act)
+    model = default_model()
+    weighed = ContractJudge(obs, model, random.Random(5), 12)
+    plain = ContractJudge(obs, model, random.Random(5), 12, weigh_calls=False)
+    assert plain.worlds == weighed.worlds  # the same deals, only their weights differ
+    assert plain.weights == [1.0] * 12
+    assert len(set(weighed.weights)) > 1
+    variant = make_bot("expert[read_calls_at_bid=0]")
+    assert isinstance(variant, ExpertBot) and not variant.read_calls_at_bid

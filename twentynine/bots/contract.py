@@ -96,14 +96,19 @@ class ContractJudge:
     """Worlds for one contract decision and the solved value of contracts in them."""
 
     def __init__(
-        self, obs: Observation, model: BiddingModel, rng: random.Random, worlds: int
+        self,
+        obs: Observation,
+        model: BiddingModel,
+        rng: random.Random,
+        worlds: int,
+        weigh_calls: bool = True,
     ) -> None:
         assert obs.seat is not None
         self.obs = obs
         self.model = model
         self.worlds: list[AuctionWorld] = []
         self.weights: list[float] = []
-        calls = calls_by_seat(obs)
+        calls = calls_by_seat(obs) if weigh_calls else {}
         for _ in range(worlds):
             world = auction_world(obs, rng)
             w = 1.0
@@ -188,13 +193,15 @@ def simulated_bid(
     worlds: int,
     margin: float,
     pass_weight: float = 1.0,
+    weigh_calls: bool = True,
 ) -> Action:
     """Bid the lowest bid allowed when that is worth more than passing, by ``margin``.
 
     Passing is worth the standing contract to the seat's side, times
     ``pass_weight``: 1 when the pass may end the auction there, less where
     the auction goes on without the seat (the duel, where others still
-    challenge the holder)."""
+    challenge the holder). ``weigh_calls``: the worlds weighed by the others'
+    calls so far (off: every world as likely)."""
     seat = obs.seat
     assert seat is not None
     bids = sorted((a for a in obs.legal if a.kind == BID), key=lambda a: a.value or 0)
@@ -202,7 +209,7 @@ def simulated_bid(
         return pass_action(obs)
     lowest = bids[0].value
     assert lowest is not None
-    judge = ContractJudge(obs, model, rng, worlds)
+    judge = ContractJudge(obs, model, rng, worlds, weigh_calls)
     _suit, value = judge.best_suit(lowest)
     bidding = stake(obs, lowest) * value
     holder, standing = standing_bid(obs)

@@ -59,12 +59,14 @@ class ExpertBot(ExpertV1Bot):
     read_discards = True  # points thrown to the opponents instead of trumping: no trump then
     read_drops = True  # a drop signal read as a void where the cards agree
     simulate_contract = True  # bids and the trump by simulation (off: the fitted model's)
+    read_calls_at_bid = True  # a bid's worlds weighed by the others' calls so far
     knobs = (
         "read_auction",
         "read_trump_choice",
         "read_discards",
         "read_drops",
         "simulate_contract",
+        "read_calls_at_bid",
         "exact_from",
         "auction_worlds",
         "bid_margin",
@@ -82,7 +84,13 @@ class ExpertBot(ExpertV1Bot):
         if BID in k and obs.phase == "auction":
             weight = self.duel_pass_weight if obs.rules.auction == "duel" else 1.0
             return simulated_bid(
-                obs, self.model, rng, self.auction_worlds, self.margin(obs), weight
+                obs,
+                self.model,
+                rng,
+                self.auction_worlds,
+                self.margin(obs),
+                weight,
+                self.read_calls_at_bid,
             )
         if TRUMP in k:
             return simulated_trump(obs, self.model, rng, self.auction_worlds)
