@@ -310,6 +310,11 @@ async function probeOnce() {
     const booted = answer("ready");
     probe.postMessage({ kind: "boot", config: { ...config, sizes: {}, role: "probe" } });
     await booted;
+    // the probe's modules loaded first, untimed: a slow import is not a slow bot
+    const loaded = answer("result", "import");
+    probe.postMessage({ kind: "eval", id: "import", code: "import twentynine.offline.checks" });
+    const imported = await loaded;
+    if ("error" in imported) throw new Error(imported.error);
     const levels = {};
     let level = "casual";
     for (const probed of PROBED) {
