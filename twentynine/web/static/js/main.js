@@ -734,13 +734,15 @@ function render() {
   layOutTable();
   motion.settle();
   // keep the focus where it was, or put it where the next decision is
+  // an element hidden with its screen still holds the focus until the browser moves it
+  const gone = (el) => !el || el === document.body || !el.isConnected || !el.getClientRects().length;
   const active = document.activeElement;
-  if (focusKey && (!active || active === document.body || !active.isConnected)) {
+  if (focusKey && gone(active)) {
     const again = document.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
     if (again) again.focus({ preventScroll: true });
   }
   const now = document.activeElement;
-  const idle = !now || now === document.body || now.id === "table-title";
+  const idle = gone(now) || now.id === "table-title";
   if (ui.handover === null && idle) {
     const decision = myTurn(vobs) && game.hold === null ? firstDecision(vobs) : null;
     if (game.hold === "trick") $("#next-trick")?.focus({ preventScroll: true });
