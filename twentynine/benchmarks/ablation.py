@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 
 from ..bots import spec_error
+from ..bots.variants import with_knob
 from ..game.rules import PROFILES, parse_assignments, resolve
 from ..services.arena import Summary, run_boards, summarise
 
@@ -29,10 +30,8 @@ PIECES = {
 
 
 def without(base: str, knob: str) -> str:
-    """The spec of ``base`` with one more knob set: ``expert[a=1]`` + ``b=0``."""
-    if base.endswith("]"):
-        return f"{base[:-1]},{knob}]"
-    return f"{base}[{knob}]"
+    """The spec of ``base`` with the piece's knob set: ``expert[a=1]`` + ``b=0``."""
+    return with_knob(base, knob)
 
 
 def row(piece: str, s: Summary) -> str:
@@ -78,8 +77,11 @@ def main(argv: list[str] | None = None) -> int:
         p.error(str(e))
     pieces = args.piece or list(PIECES)
     base = args.base
+    error = spec_error(base)
+    if error is not None:
+        p.error(error)
     variants = {piece: without(base, PIECES[piece]) for piece in pieces}
-    for spec in (base, *variants.values()):
+    for spec in variants.values():
         error = spec_error(spec)
         if error is not None:
             p.error(error)

@@ -38,6 +38,13 @@ def parse(spec: str) -> tuple[str, dict[str, str]]:
     return m["level"], knobs
 
 
+def with_knob(spec: str, knob: str) -> str:
+    """``spec`` with one more ``name=value`` written in: ``expert[a=1]`` + ``b=0``
+    gives ``expert[a=1,b=0]`` (``ValueError`` if ``spec`` is malformed)."""
+    level, knobs = parse(spec)
+    return f"{level}[{','.join([*(f'{k}={v}' for k, v in knobs.items()), knob])}]"
+
+
 def convert(level: str, name: str, raw: str, current: Any) -> Any:
     """``raw`` read as the type of the knob's value now."""
     if isinstance(current, bool):
@@ -68,4 +75,4 @@ def settings(cls: type, level: str, knobs: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["parse", "settings"]
+__all__ = ["parse", "settings", "with_knob"]
