@@ -8,7 +8,7 @@ export const SEAT_KEYS = ["south", "west", "north", "east"];
 export const team = (seat) => seat & 1;
 export const partner = (seat) => (seat + 2) % 4;
 
-// The game as the client knows it (set by main.js).
+// The game as the client knows it (set by messages.js).
 export const game = {
   id: null,
   setup: null, // public setup from the server
