@@ -50,6 +50,9 @@ class ServerProcess:
             "TWENTYNINE_BOT_DELAY_MS": BOT_DELAY_MS,
             "TWENTYNINE_BOT_WORKERS": "1",
             "TWENTYNINE_PAIR_PAUSE_MS": "1500",  # after a trick that could open a pair window
+            # a room's finished trick stays on the table this long (1.5 s by default): the
+            # browser tests do not time the pause, and a room's deal has eight of them
+            "TWENTYNINE_TRICK_PAUSE_MS": "150",
             "PYTHONUNBUFFERED": "1",
             **(env or {}),
         }
