@@ -26,6 +26,7 @@ from .expert_v1 import ExpertV1Bot
 from .expert_v1 import _discard_likelihood as discard_likelihood
 from .heuristic import kinds
 from .knowledge import Knowledge, analyse
+from .rollout import rollout_bid
 from .sampling import World
 from .solving import position_of, solver
 
@@ -60,6 +61,9 @@ class ExpertBot(ExpertV1Bot):
     read_drops = True  # a drop signal read as a void where the cards agree
     simulate_contract = True  # bids and the trump by simulation (off: the fitted model's)
     read_calls_at_bid = True  # a bid's worlds weighed by the others' calls so far
+    # a call valued by the rest of the auction played out in each world (off: as if the
+    # auction ended with it, ``contract.simulated_bid``)
+    auction_rollout = False
     knobs = (
         "read_auction",
         "read_trump_choice",
@@ -73,6 +77,7 @@ class ExpertBot(ExpertV1Bot):
         "partner_margin",
         "duel_opening_margin",
         "duel_pass_weight",
+        "auction_rollout",
     )
 
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
@@ -82,6 +87,15 @@ class ExpertBot(ExpertV1Bot):
             # kernel (the browser): bid and name trumps by the model, as expert-v1.
             return super().decide(obs, rng, budget)
         if BID in k and obs.phase == "auction":
+            if self.auction_rollout:
+                return rollout_bid(
+                    obs,
+                    self.model,
+                    rng,
+                    self.auction_worlds,
+                    self.margin(obs),
+                    weigh_calls=self.read_calls_at_bid,
+                )
             weight = self.duel_pass_weight if obs.rules.auction == "duel" else 1.0
             return simulated_bid(
                 obs,
