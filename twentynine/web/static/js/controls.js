@@ -29,20 +29,64 @@ function button(label, { key, onclick, primary = false, testid, disabled = false
   );
 }
 
+// What the prompt line draws from (besides the words' language and the setup's
+// names, which board.js adds to every section's key): prompt() reads these.
+export function promptKey(obs, ui) {
+  if (!obs || ui.viewer === null) return null;
+  return [
+    ui.viewer,
+    game.hold,
+    !!game.forfeit,
+    obs.seat,
+    obs.to_act,
+    obs.phase,
+    obs.legal,
+    obs.auction,
+    obs.duel,
+    obs.bidder,
+    obs.bid,
+    obs.doubler,
+    obs.asked,
+    obs.trick.length ? obs.trick[0].card : null,
+  ];
+}
+
+// The line that says what the viewer is asked to do now.
+export function renderPrompt(promptEl, obs, ui) {
+  if (!obs || ui.viewer === null) {
+    patch(promptEl, "");
+    return;
+  }
+  patch(promptEl, prompt(obs, ui.viewer, game.hold));
+  promptEl.classList.toggle("my-turn", myTurn(obs));
+}
+
+// What the panel of controls draws from (the hint's part apart: hint.js keys it).
+export function controlsKey(obs, ui) {
+  if (!obs || ui.viewer === null) return [null, game.hold];
+  const g = groupLegal(obs.legal);
+  const mine = myTurn(obs);
+  const deciding = mine && game.hold !== "deal" ? obs.phase : null;
+  let choice = null;
+  if (deciding === "auction") choice = [obs.duel, ui.bidValue];
+  else if (deciding === "trump") choice = obs.hand;
+  else if (deciding === "play") choice = [ui.selected && g.plays.has(ui.selected) ? ui.selected : null, !!game.setup?.signals, ui.signal];
+  return [ui.viewer, game.hold, game.canUndo, obs.seat, obs.phase, mine, obs.legal, choice];
+}
+
 // ui: {viewer, selected, bidValue, busy}; act: {send(action), play(card), ...}
+// The prompt line is drawn apart (renderPrompt); `promptEl`, when given, is drawn too.
 export function renderControls(el, promptEl, obs, ui, act, extra = []) {
+  if (promptEl) renderPrompt(promptEl, obs, ui);
   const parts = [];
-  let line = "";
   if (!obs || ui.viewer === null) {
     if (game.hold === "trick") parts.push(nextTrickButton(act));
-    patch(promptEl, "");
     patch(el, parts, extra);
     return;
   }
   const seat = obs.seat;
   const g = groupLegal(obs.legal);
   const mine = myTurn(obs);
-  line = prompt(obs, ui.viewer, game.hold);
   if (game.hold === "trick" && !(mine && obs.phase === "pair")) {
     parts.push(nextTrickButton(act));
   }
@@ -55,7 +99,7 @@ export function renderControls(el, promptEl, obs, ui, act, extra = []) {
         parts.push(
           h(
             "div",
-            { class: "choice-row suits", role: "group", "aria-label": t("ctl.trump_group") },
+            { class: "choice-row suits", role: "group", "aria-label": t("ctl.trump_group"), dataset: { key: "row:trump" } },
             g.trumps.map((suit) => {
               const count = obs.hand.filter((c) => c.endsWith(suit)).length;
               return h(
@@ -72,19 +116,19 @@ export function renderControls(el, promptEl, obs, ui, act, extra = []) {
         );
         break;
       case "single":
-        parts.push(row(button(t("ctl.single"), { key: "A", testid: "single", primary: false, onclick: () => act.send({ seat, single: true }) }), passButton(seat, act, "ctl.single_pass")));
+        parts.push(row("single", button(t("ctl.single"), { key: "A", testid: "single", primary: false, onclick: () => act.send({ seat, single: true }) }), passButton(seat, act, "ctl.single_pass")));
         break;
       case "double":
-        parts.push(row(button(t("ctl.double"), { key: "D", testid: "double", onclick: () => act.send({ seat, double: true }) }), passButton(seat, act, "ctl.no_double")));
+        parts.push(row("double", button(t("ctl.double"), { key: "D", testid: "double", onclick: () => act.send({ seat, double: true }) }), passButton(seat, act, "ctl.no_double")));
         break;
       case "redouble":
-        parts.push(row(button(t("ctl.redouble"), { key: "R", testid: "redouble", onclick: () => act.send({ seat, redouble: true }) }), passButton(seat, act, "ctl.no_redouble")));
+        parts.push(row("redouble", button(t("ctl.redouble"), { key: "R", testid: "redouble", onclick: () => act.send({ seat, redouble: true }) }), passButton(seat, act, "ctl.no_redouble")));
         break;
       case "set":
-        parts.push(row(button(t("ctl.set"), { key: "S", testid: "set", onclick: () => act.send({ seat, set: true }) }), passButton(seat, act, "ctl.no_set")));
+        parts.push(row("set", button(t("ctl.set"), { key: "S", testid: "set", onclick: () => act.send({ seat, set: true }) }), passButton(seat, act, "ctl.no_set")));
         break;
       case "pair":
-        parts.push(row(button(t("ctl.pair"), { key: "K", testid: "pair", primary: true, onclick: () => act.send({ seat, pair: true }) }), passButton(seat, act, "ctl.no_pair")));
+        parts.push(row("pair", button(t("ctl.pair"), { key: "K", testid: "pair", primary: true, onclick: () => act.send({ seat, pair: true }) }), passButton(seat, act, "ctl.no_pair")));
         break;
       case "play": {
         const sel = ui.selected && g.plays.has(ui.selected) ? ui.selected : null;
@@ -115,22 +159,23 @@ export function renderControls(el, promptEl, obs, ui, act, extra = []) {
             items.push(btn);
           }
         }
-        parts.push(row(...items));
+        parts.push(row("play", ...items));
         break;
       }
       default:
         break;
     }
   }
-  if (game.canUndo && game.hold !== "deal") parts.push(row(button(t("ctl.undo"), { key: "U", testid: "undo", cls: "quiet", onclick: act.undo })));
-  patch(promptEl, line);
-  promptEl.classList.toggle("my-turn", mine);
+  if (game.canUndo && game.hold !== "deal") parts.push(row("undo", button(t("ctl.undo"), { key: "U", testid: "undo", cls: "quiet", onclick: act.undo })));
   // the controls that stay stay (patch): a focused button keeps the focus, nothing is rebuilt for nothing
   patch(el, parts, extra);
 }
 
-function row(...items) {
-  return h("div", { class: "choice-row" }, items);
+// A row of the panel, named (`row:<name>`): a row that stays is kept by patch()
+// with its buttons, whatever rows come or go before it (the focused Play
+// button stays the same element when the next-trick row above it goes).
+function row(name, ...items) {
+  return h("div", { class: "choice-row", dataset: { key: `row:${name}` } }, items);
 }
 
 function passButton(seat, act, label = "ctl.pass") {
@@ -140,7 +185,7 @@ function passButton(seat, act, label = "ctl.pass") {
 function nextTrickButton(act) {
   const b = button(t("ctl.next_trick"), { key: "N", testid: "next-trick", primary: true, onclick: act.nextTrick });
   b.id = "next-trick";
-  return row(b);
+  return row("next-trick", b);
 }
 
 function auctionControls(obs, g, ui, act) {
@@ -213,7 +258,7 @@ function auctionControls(obs, g, ui, act) {
   }
   if (g.pass) items.push(passButton(seat, act));
   const range = bids.length > 1 ? h("span", { class: "range muted" }, t("ctl.bid_range", { lo: num(bids[0]), hi: num(bids[bids.length - 1]) })) : null;
-  return h("div", { class: "choice-row auction" }, items, range);
+  return h("div", { class: "choice-row auction", dataset: { key: "row:auction" } }, items, range);
 }
 
 export { who };

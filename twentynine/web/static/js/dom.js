@@ -104,6 +104,17 @@ export function liveMarks({ classes = [], styles = [] }) {
   for (const p of styles) LIVE_STYLES.add(p);
 }
 
+// The classes of an element set to `classes` (a list, falsy entries left out, in
+// the order h() writes them), its live marks kept: says whether it changed.
+export function setClasses(el, classes) {
+  const want = classes.filter(Boolean);
+  for (const c of LIVE_CLASSES) if (el.classList.contains(c) && !want.includes(c)) want.push(c);
+  const value = want.join(" ");
+  if (el.getAttribute("class") === value) return false;
+  el.setAttribute("class", value);
+  return true;
+}
+
 // the new drawing `n` takes on the live marks the element `old` has now
 function carryLive(old, n) {
   if (old.hasAttribute("class")) for (const c of LIVE_CLASSES) if (old.classList.contains(c)) n.classList.add(c);
@@ -172,6 +183,15 @@ function patchChildren(parent, fresh) {
     changed = true;
   }
   return changed;
+}
+
+// One element on the page made what `n` (just built) is, as patch() makes a
+// child that stays: the same element kept when it is of the same kind, else
+// replaced by `n`. Says whether anything changed.
+export function patchElement(old, n) {
+  if (sameKind(old, n)) return patchNode(old, n);
+  old.replaceWith(n);
+  return true;
 }
 
 // Make the element `old` (on the page) what `n` (just built) is; says whether it changed.

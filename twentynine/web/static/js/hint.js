@@ -15,7 +15,13 @@ import { myTurn } from "./model.js";
 // What is shown: {key, kind: "hint"|"advice", state: "busy"|"done"|"error", data, error}.
 // `key` names the decision (game, seat, state version): a new decision clears it.
 let shown = null;
+let shownAt = 0; // counts the changes of `shown` (the table's key for the hint's part)
 let redraw = () => {};
+
+function show(what) {
+  shown = what;
+  shownAt += 1;
+}
 
 function decisionKey(ctx) {
   return `${ctx.id}:${ctx.obs.seat}:${ctx.v}`;
@@ -27,7 +33,7 @@ export function hintOffered(ctx) {
 
 async function ask(ctx, kind) {
   const key = decisionKey(ctx);
-  shown = { key, kind, state: "busy" };
+  show({ key, kind, state: "busy" });
   redraw();
   const url = `/api/games/${encodeURIComponent(ctx.id)}/${kind}?token=${encodeURIComponent(ctx.token)}&seat=${ctx.obs.seat}`;
   let got;
@@ -39,7 +45,7 @@ async function ask(ctx, kind) {
     got = { state: "error", error: t("hint.offline") };
   }
   if (shown?.key !== key || shown.kind !== kind) return; // the table moved on meanwhile
-  shown = { key, kind, ...got };
+  show({ key, kind, ...got });
   redraw();
 }
 
@@ -103,25 +109,38 @@ function adviceTable(advice) {
   );
 }
 
+// A new decision clears the answer shown for the last one.
+function expire(ctx) {
+  if (shown && shown.key !== decisionKey(ctx)) show(null);
+}
+
+// What the hint's part of the controls draws from: whether it is offered, for
+// which decision, what it shows (the table draws its controls again when this changes).
+export function hintKey(ctx) {
+  redraw = ctx.rerender || redraw;
+  if (!hintOffered(ctx)) return null;
+  expire(ctx);
+  return [decisionKey(ctx), ctx.obs.phase, shownAt];
+}
+
 // The hint's buttons and answer, for the table's controls (none where it is not offered). `ctx`: {id, token,
 // setup, obs (the seat's view), v (the state's version), rerender}.
 export function hintControls(ctx) {
   redraw = ctx.rerender || redraw;
   if (!hintOffered(ctx)) return [];
-  const key = decisionKey(ctx);
-  if (shown && shown.key !== key) shown = null;
+  expire(ctx);
   const buttons = [h("button", { type: "button", class: "quiet", dataset: { testid: "hint", key: "I" }, "aria-keyshortcuts": "I", onclick: () => ask(ctx, "hint") }, t("hint.button"))];
   if (ctx.obs.phase === "auction") {
     buttons.push(h("button", { type: "button", class: "quiet", dataset: { testid: "advice", key: "T" }, "aria-keyshortcuts": "T", onclick: () => ask(ctx, "advice") }, t("hint.advice_button")));
   }
-  const parts = [h("div", { class: "choice-row hint-row" }, buttons)];
+  const parts = [h("div", { class: "choice-row hint-row", dataset: { key: "row:hint" } }, buttons)];
   if (shown) {
     let body;
     if (shown.state === "busy") body = t("hint.thinking");
     else if (shown.state === "error") body = t("hint.failed", { text: shown.error });
     else if (shown.kind === "hint") body = hintText(shown.data);
     else body = adviceTable(shown.data);
-    parts.push(h("div", { class: "hint-line", role: "status", dataset: { testid: `${shown.kind}-answer`, state: shown.state } }, body));
+    parts.push(h("div", { class: "hint-line", role: "status", dataset: { testid: `${shown.kind}-answer`, state: shown.state, key: "row:answer" } }, body));
   }
   return parts;
 }

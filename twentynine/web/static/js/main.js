@@ -4,7 +4,7 @@
 // browser holds.
 
 import { actions, moveSelection, onHandClick, selectIndex } from "./actions.js";
-import { installBoard, render } from "./board.js";
+import { installBoard, record as boardRecord, redraw, render } from "./board.js";
 import { installSprites } from "./cards.js";
 import { $, h, replace } from "./dom.js";
 import { installDrag } from "./drag.js";
@@ -102,7 +102,7 @@ function wireShell() {
     page.installEvent = e;
     $("#btn-install").hidden = false;
   });
-  window.matchMedia("(prefers-color-scheme: dark)").addEventListener?.("change", () => render());
+  window.matchMedia("(prefers-color-scheme: dark)").addEventListener?.("change", () => redraw());
   // the hand is fitted again whenever its width changes (the window, the side column, the screen)
   new ResizeObserver(() => fitHand($("#hand"))).observe($("#hand"));
   // the felt's inner height sizes the trick's cards (app.css, .trick)
@@ -201,8 +201,11 @@ async function boot() {
         await applyLanguage();
         relocalize();
       }
-      render();
+      redraw();
     },
+    // the table drawn anew, every section, whatever it last drew (the tests compare the two)
+    redraw,
+    board: () => boardRecord(),
     sortHand,
     motion: () => motion.record(),
     sound: sound.player,

@@ -177,9 +177,9 @@ export function onMessage(msg) {
       show("table");
       if (msg.table && !codeFromHash(location.hash)) history.replaceState(null, "", `#room/${msg.table.code}`);
     }
-    render();
     const story = msg.events[displaySeat()] || [];
-    motion.play(scene, story, { obs, viewer: ui.viewer, fresh });
+    // the motions start once the table is drawn (before the focus moves: see render)
+    render(() => motion.play(scene, story, { obs, viewer: ui.viewer, fresh }));
     sound.hear(story, { fresh });
     stats.note(story, { id: game.id, obs, setup: game.setup, seats: game.seats, spectator: game.spectator, fresh });
     if (lines.length) announce(lines);

@@ -2,7 +2,7 @@
 // every word on show in a new language or digits, the table's auto-pair, and
 // the section that installs the app.
 
-import { render } from "./board.js";
+import { redraw } from "./board.js";
 import { $, h, replace } from "./dom.js";
 import { t, translatePage } from "./i18n.js";
 import { onStatus } from "./messages.js";
@@ -50,7 +50,7 @@ export function openSettingsPage() {
         return;
       }
       if (key === "autoPair" && game.setup && !hotSeat()) page.net.request("configure", { auto_pair: settings().autoPair }).catch(() => {});
-      render();
+      redraw(); // a setting may change how anything on the table is drawn
     },
     install: installSection,
   });
@@ -69,5 +69,5 @@ export function relocalize() {
   else if (ui.screen === "history") showHistory();
   else if (ui.screen === "room" && game.room) showRoom(game.room);
   else if (ui.screen === "loading") replace($("#setup"), h("p", { class: "muted" }, t("app.rejoining")));
-  render();
+  redraw(); // every section of the table in the new words
 }

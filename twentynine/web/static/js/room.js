@@ -266,6 +266,18 @@ export function decorateSeats(el, tableInfo, receivedAt) {
   }
 }
 
+// What decorateSeats adds to the plate of `seat` draws from. The countdowns'
+// words change with the time, not with this: tickCountdowns keeps them going
+// between drawings, from the time they were received (part of the key where a
+// countdown is shown).
+export function seatDecorationKey(tableInfo, receivedAt, seat) {
+  if (!tableInfo) return null;
+  const p = tableInfo.presence?.[seat] || null;
+  const clock = tableInfo.clock && tableInfo.clock.seat === seat ? tableInfo.clock : null;
+  const counting = p?.state === "away" || !!clock;
+  return [p, clock, counting ? receivedAt : null];
+}
+
 // Refresh the countdowns once a second without redrawing the table.
 export function tickCountdowns() {
   for (const badge of document.querySelectorAll("[data-countdown]")) {

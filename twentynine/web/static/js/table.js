@@ -3,7 +3,7 @@
 // controls.js; this module only shows what the observation says.
 
 import { cardBack, cardFace, pointsOf, RANKS, suitIcon, suitName, suitTitle } from "./cards.js";
-import { h, patch, replace, s } from "./dom.js";
+import { h, patch, patchElement, replace, s, setClasses } from "./dom.js";
 import { num, t } from "./i18n.js";
 import {
   chip,
@@ -68,6 +68,32 @@ export function pipsSix(score, target, label) {
 
 function signed(n) {
   return n > 0 ? `+${num(n)}` : num(n);
+}
+
+// What the status strip draws from (besides the words' language and the
+// setup's names, which board.js adds to every section's key): it is drawn
+// again only when this changes.
+export function statusKey(obs, viewer) {
+  if (!obs) return null;
+  return [
+    viewer,
+    obs.single,
+    obs.bidder,
+    obs.forced,
+    obs.bid,
+    obs.doubling,
+    obs.phase,
+    obs.phase === "auction" ? highestBid(obs) : null,
+    obs.target,
+    obs.pair,
+    obs.trump_revealed,
+    obs.trump,
+    obs.revealed_in_trick,
+    obs.seventh,
+    obs.points,
+    obs.score,
+    game.setup?.options?.match_target ?? null,
+  ];
 }
 
 export function renderStatus(el, obs, viewer) {
@@ -154,13 +180,17 @@ export function renderStatus(el, obs, viewer) {
 
 // --------------------------------------------------------------------- recent events
 
-export function renderStrip(el, events, viewer) {
+// The chips the strip shows (the newest twelve): its drawing is made of these alone.
+export function stripChips(events, viewer) {
   const chips = [];
   for (const ev of events) {
     const c = chip(ev, viewer);
     if (c) chips.push(c);
   }
-  const shown = chips.slice(-12);
+  return chips.slice(-12);
+}
+
+export function renderStrip(el, events, viewer, shown = stripChips(events, viewer)) {
   const changed = patch(
     el,
     shown.length
@@ -187,6 +217,28 @@ function cardsLeft(obs, seat) {
   for (const tr of obs.tricks) played += tr.seats.filter((x) => x === seat).length;
   played += obs.trick.filter((x) => x.seat === seat).length;
   return (obs.second_batch ? 8 : 4) - played;
+}
+
+// What the plate of `seat` draws from, seat by seat (each expression as
+// seatPlate has it), so that a move redraws the plates it changed and no
+// other: the one who played (a card fewer) and the ones whose turn came or went.
+export function seatKey(seat, obs, viewer, anchor) {
+  const acting = obs.to_act === seat && game.hold === null && obs.phase !== "over" && !game.forfeit;
+  const lastBid = obs.phase === "auction" ? [...obs.auction].reverse().find((a) => a.seat === seat) || null : null;
+  return [
+    seat,
+    viewer,
+    position(seat, anchor),
+    obs.phase,
+    acting,
+    obs.dealer === seat,
+    obs.bidder === seat && obs.single === null ? [obs.bid] : null,
+    obs.single,
+    obs.doubler === seat ? [obs.doubling] : null,
+    !!(obs.pair && obs.pair.seat === seat),
+    lastBid,
+    cardsLeft(obs, seat),
+  ];
 }
 
 function seatPlate(seat, obs, viewer, anchor) {
@@ -247,8 +299,17 @@ function seatPlate(seat, obs, viewer, anchor) {
 }
 
 // `decorate(box)` may add to the plates (a room's presence and clock) before they go on the page.
-export function renderSeats(el, obs, viewer, anchor, decorate = null) {
+// `only`: the seats whose plates are drawn again (the others are left as they are on the page).
+export function renderSeats(el, obs, viewer, anchor, decorate = null, only = null) {
   if (!obs) return replace(el);
+  if (only && el.children.length === 4) {
+    for (const seat of only) {
+      const box = h("div", {}, seatPlate(seat, obs, viewer, anchor));
+      if (decorate) decorate(box);
+      patchElement(el.children[seat], box.firstChild);
+    }
+    return;
+  }
   const box = h("div", {}, [0, 1, 2, 3].map((seat) => seatPlate(seat, obs, viewer, anchor)));
   if (decorate) decorate(box);
   patch(el, Array.from(box.childNodes));
@@ -258,15 +319,38 @@ export function renderSeats(el, obs, viewer, anchor, decorate = null) {
 
 let lastTrickKey = "";
 
+// The cards on the table: the trick being played, else (while it is held, or the deal is over) the last one.
+function trickOnShow(obs) {
+  if (!obs.trick.length && obs.tricks.length && (game.hold !== null || obs.phase === "over")) return obs.tricks[obs.tricks.length - 1];
+  return null;
+}
+
+// What the trick draws from (its decoration, the cards' signals, is keyed in board.js).
+export function trickKey(obs, viewer, anchor) {
+  if (!obs) return null;
+  return [
+    viewer,
+    anchor,
+    reducedMotion(),
+    game.hold,
+    obs.phase,
+    obs.trick,
+    trickOnShow(obs),
+    obs.tricks.length,
+    obs.trick_leader,
+    obs.trump_revealed,
+    obs.single,
+    obs.trump,
+    obs.phase === "auction" ? highestBid(obs) : null,
+  ];
+}
+
 // `decorate(box)` may mark the played cards (their signals) before they go on the page.
 export function renderTrick(el, obs, viewer, anchor, decorate = null) {
   if (!obs) return replace(el);
   let cards = obs.trick;
-  let done = null;
-  if (!cards.length && obs.tricks.length && (game.hold !== null || obs.phase === "over")) {
-    done = obs.tricks[obs.tricks.length - 1];
-    cards = done.cards.map((card, i) => ({ seat: done.seats[i], card }));
-  }
+  const done = trickOnShow(obs);
+  if (done) cards = done.cards.map((card, i) => ({ seat: done.seats[i], card }));
   const key = cards.map((c) => c.card).join(",");
   const previous = new Set(lastTrickKey.split(","));
   lastTrickKey = key;
@@ -320,10 +404,32 @@ export function sortHand(cards) {
   });
 }
 
+// What the hand draws from, its selected card aside (selectInHand shows that alone).
+export function handKey(obs, ui) {
+  if (!obs || ui.viewer === null) return null;
+  return [ui.viewer, obs.seat, obs.to_act, obs.phase, obs.hand, obs.legal, obs.asked, obs.trick.length ? obs.trick[0].card : null, game.hold];
+}
+
+function cardClasses(legal, dim, selected, suitStart) {
+  return ["card", legal ? "legal" : "illegal", dim && "dim", selected && "selected", suitStart && "suit-start"];
+}
+
+// A new selection in a hand drawn for the same state: the selected card's mark
+// moves, and nothing else is drawn (the classes and the pressed state as renderHand writes them).
+export function selectInHand(el, selected) {
+  for (const btn of el.querySelectorAll("button.card")) {
+    const legal = btn.classList.contains("legal");
+    const on = legal && selected === btn.dataset.card;
+    setClasses(btn, cardClasses(legal, btn.classList.contains("dim"), selected === btn.dataset.card, btn.classList.contains("suit-start")));
+    if (legal && btn.getAttribute("aria-pressed") !== String(on)) btn.setAttribute("aria-pressed", String(on));
+  }
+}
+
 export function renderHand(el, obs, ui) {
   if (!obs || ui.viewer === null) {
     replace(el);
     el.removeAttribute("aria-label");
+    el[SHAPE] = undefined;
     return [];
   }
   const cards = sortHand(obs.hand);
@@ -343,7 +449,7 @@ export function renderHand(el, obs, ui) {
       "button",
       {
         type: "button",
-        class: ["card", legal ? "legal" : "illegal", playing && !legal && "dim", selected && "selected", suitStart && "suit-start"],
+        class: cardClasses(legal, playing && !legal, selected, suitStart),
         dataset: { card, key: `card-${card}`, testid: `card-${card}`, index: i + 1 },
         "aria-disabled": legal ? null : "true",
         "aria-pressed": legal ? String(selected) : null,
@@ -358,49 +464,79 @@ export function renderHand(el, obs, ui) {
   });
   patch(el, buttons);
   // the hand is fitted to its width when its cards change in number (or the page's size does)
-  const shape = `${cards.length}:${buttons.filter((b) => b.classList.contains("suit-start")).length}`;
-  if (el[FITTED] !== shape) toLayOut.hand = { el, shape };
+  el[SHAPE] = `${cards.length}:${buttons.filter((b) => b.classList.contains("suit-start")).length}`;
   return cards;
 }
 
-const FITTED = Symbol("fitted");
-const toLayOut = { hand: null, strip: null };
+const SHAPE = Symbol("shape"); // the hand's cards and suit breaks as last drawn
+const FITTED = Symbol("fitted"); // ... and as last fitted to its width
+const MEASURED = Symbol("measured"); // the sizes it was fitted with
+const toLayOut = { strip: null };
 
 // What needs the page laid out, done once the whole table is drawn (read
-// once, not between one drawing and the next): the hand fitted to its width,
-// the newest event chip scrolled into view.
-export function layOutTable() {
-  const { hand, strip } = toLayOut;
-  toLayOut.hand = toLayOut.strip = null;
-  if (hand && fitHand(hand.el)) hand.el[FITTED] = hand.shape;
+// once, not between one drawing and the next, and every reading before any
+// writing): the hand fitted to its width when its cards changed, the newest
+// event chip scrolled into view when the chips did.
+export function layOutTable(hand) {
+  const { strip } = toLayOut;
+  toLayOut.strip = null;
+  const fit = hand && hand[SHAPE] !== undefined && hand[FITTED] !== hand[SHAPE];
+  // the sizes the hand was last fitted with hold while the page keeps its size (the
+  // hand's ResizeObserver measures them again when it does): no layout to read here
+  const sizes = fit ? hand[MEASURED] || measureHand(hand) : null;
+  const scroll = strip ? { width: strip.scrollWidth, room: strip.clientWidth } : null;
+  if (fit && spreadHand(hand, sizes)) hand[FITTED] = hand[SHAPE];
   if (strip) {
-    strip.scrollLeft = strip.scrollWidth;
-    strip.classList.toggle("scrolled", strip.scrollLeft > 0);
+    strip.scrollLeft = scroll.width;
+    strip.classList.toggle("scrolled", scroll.width > scroll.room);
   }
 }
 
 const SPREAD = 0.06; // the gap between the cards of a hand with room to spare, as a share of a card
 const SUIT_GAP = 7; // the extra gap where a suit starts (px, as in the CSS)
 
-// Lay the hand out in the width it has: side by side with a small gap where the
-// cards fit, overlapping just enough where they do not (never more than the CSS says).
-// Called when the hand's cards change or the page's size does (reading sizes lays the page out).
-// Says whether it could (a hand not on show has no width).
-export function fitHand(el) {
-  const cards = el.querySelectorAll(".card");
-  const n = cards.length;
-  if (n < 2) return true;
-  const width = cards[0].getBoundingClientRect().width;
-  if (!width) return false; // not on show: fitted when it is
+// The sizes a hand is fitted with: a card's width, the room inside the hand, and
+// the most overlap the CSS allows at this size. Null while the hand is not on show.
+function measureHand(el) {
+  const card = el.querySelector(".card");
+  if (!card) return null;
+  // its layout width, as the room is measured (not its box on screen, which a card
+  // flying in, scaled, would make small)
+  const width = card.offsetWidth;
+  if (!width) return null; // not on show: fitted when it is
   const style = getComputedStyle(el);
   const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 2;
   // the most overlap the CSS allows at this size (set on the root, the hand's own value aside)
   const most = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--ov")) || -0.44;
+  const sizes = { width, room, most };
+  el[MEASURED] = sizes;
+  return sizes;
+}
+
+// The overlap written for the cards on show, with `sizes`; says whether it could.
+function spreadHand(el, sizes) {
+  const n = el.querySelectorAll(".card").length;
+  if (n < 2) return true;
+  if (!sizes) return false;
+  const { width, room, most } = sizes;
   const breaks = el.querySelectorAll(".card.suit-start").length * SUIT_GAP;
   const fit = (room - n * width - breaks) / ((n - 1) * width);
   const ov = Math.min(SPREAD, Math.max(most, fit)).toFixed(3);
   if (el.style.getPropertyValue("--ov") !== ov) el.style.setProperty("--ov", ov);
   return true;
+}
+
+// Lay the hand out in the width it has: side by side with a small gap where the
+// cards fit, overlapping just enough where they do not (never more than the CSS says).
+// Called when the page's size does (reading sizes lays the page out): the sizes are
+// measured again and kept for the next change of the hand's cards (layOutTable).
+// Says whether it could (a hand not on show has no width).
+export function fitHand(el) {
+  el[MEASURED] = null;
+  if (el.querySelectorAll(".card").length < 2) return true; // measured when there are cards to fit
+  const done = spreadHand(el, measureHand(el));
+  if (done && el[SHAPE] !== undefined) el[FITTED] = el[SHAPE];
+  return done;
 }
 
 // --------------------------------------------------------------------- result
@@ -429,6 +565,13 @@ export function resultInfo(obs) {
     stake: obs.stake,
     delta: obs.delta,
   };
+}
+
+// What the result draws from while it is on show (the whole observation: it
+// is drawn once a deal), `record` being the address of the game's record.
+export function resultKey(obs, viewer, peek, record) {
+  if (!obs || obs.phase !== "over" || game.hold !== "deal") return null;
+  return [viewer, peek, obs, game.seats[0] ?? null, !!game.forfeit, record];
 }
 
 export function renderResult(el, obs, viewer, actions, peek = false) {
