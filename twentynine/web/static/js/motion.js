@@ -62,9 +62,21 @@ function readPlate(seat) {
 // reaches the button) until it lands.
 liveMarks({ classes: ["in-flight"] });
 
+// An element may be given a new flight while one is still on its way (the
+// second batch's deal over the first's): it lands when the last one does.
+const flying = new WeakMap(); // element -> its flights on the way
+
 function inFlight(el, anim) {
   el.classList.add("in-flight");
-  const land = () => el.classList.remove("in-flight");
+  flying.set(el, (flying.get(el) || 0) + 1);
+  let landed = false;
+  const land = () => {
+    if (landed) return; // a finished flight may be cancelled later: it lands once
+    landed = true;
+    const left = (flying.get(el) || 1) - 1;
+    flying.set(el, left);
+    if (!left) el.classList.remove("in-flight");
+  };
   anim.addEventListener("finish", land);
   anim.addEventListener("cancel", land);
 }
