@@ -190,6 +190,13 @@ def latin_digits(texts: list[str]) -> list[str]:
 
 
 def check_screen(page: Page, lang: str, name: str, shots: Path, size: str) -> None:
+    # A card on its way (a bot's card to the trick, the second batch's deal) is drawn
+    # where it flies, past the hand's or the plates' edges for a moment: the screen is
+    # checked at rest, once the table's motions are over.
+    page.wait_for_function(
+        "() => !window.twentynine?.motion || window.twentynine.motion().running === 0",
+        timeout=15_000,
+    )
     page.wait_for_timeout(150)  # let a transition settle before the screenshot
     page.screenshot(path=shots / f"{lang}-{name}-{size}.png")
     texts = page.evaluate(VISIBLE_TEXTS)
