@@ -76,14 +76,17 @@ def test_the_auction_weighs_worlds_by_the_calls_made():
 
 @pytest.mark.parametrize("profile", ["pagat", "bhoos"])
 def test_the_expert_bids_a_strong_first_batch_and_passes_a_weak_one(profile):
+    """The bid solved as if the auction ended with it (``contract.simulated_bid``); in
+    the duel auction the expert's default is the rollout (``tests/test_rollout.py``)."""
     rules = PROFILES[profile]
     dealer = 3 if rules.clockwise else 1  # North speaks first
     strong = Deal(rules, dealer, hands_with_first(["JS", "9S", "AS", "JH"], 1))
     weak = Deal(rules, dealer, hands_with_first(["7S", "8H", "7D", "8C"], 1))
     assert strong.to_act == weak.to_act == 0
-    bid = deterministic("expert", 5).act(observe_deal(strong, 0))
+    spec = "expert[duel_rollout=0]"
+    bid = deterministic(spec, 5).act(observe_deal(strong, 0))
     assert bid.kind == BID
-    passed = deterministic("expert", 5).act(observe_deal(weak, 0))
+    passed = deterministic(spec, 5).act(observe_deal(weak, 0))
     assert passed.kind == PASS
 
 

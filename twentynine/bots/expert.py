@@ -6,6 +6,9 @@ simulation and play that keeps card points once the outcome is settled.
   (``contract.simulated_bid``, ``contract.simulated_trump``) instead of read
   from the fitted model. A bid must beat passing by a margin: more over the
   seat's own partner, less to open a duel auction.
+- In the duel auction (``bhoos``) a call is judged by the rest of the auction
+  played out in each world (``rollout.rollout_bid``): a defender's match, a
+  challenger's pass and the challenges still to come as the engine has them.
 - In play, every world is solved for the contract's outcome and, from the
   trick ``EXACT_FROM`` on, for the exact card points as well: among moves
   equal on outcome across the worlds, the one that leaves the seat's side
@@ -41,6 +44,9 @@ DUEL_OPENING_MARGIN = -0.1
 # How much of the standing contract's value a pass counts in the duel auction, where a
 # pass leaves the seat out but the auction goes on (1: as if it ended there).
 DUEL_PASS_WEIGHT = 1.0
+# Added to the margin when the rollout judges a call: it counts what passing leads to,
+# so a bid need not beat passing by as much (-0.15: a margin of -0.05 at the default).
+ROLLOUT_MARGIN = -0.15
 EXACT_FROM = 3  # the trick (1-based) from which play is also valued in card points
 
 
@@ -62,8 +68,11 @@ class ExpertBot(ExpertV1Bot):
     simulate_contract = True  # bids and the trump by simulation (off: the fitted model's)
     read_calls_at_bid = True  # a bid's worlds weighed by the others' calls so far
     # a call valued by the rest of the auction played out in each world (off: as if the
-    # auction ended with it, ``contract.simulated_bid``)
+    # auction ended with it, ``contract.simulated_bid``): in every auction, or in the duel
+    # auction only (the default: measured there, docs/bots.md)
     auction_rollout = False
+    duel_rollout = True
+    rollout_margin = ROLLOUT_MARGIN
     knobs = (
         "read_auction",
         "read_trump_choice",
@@ -78,6 +87,8 @@ class ExpertBot(ExpertV1Bot):
         "duel_opening_margin",
         "duel_pass_weight",
         "auction_rollout",
+        "duel_rollout",
+        "rollout_margin",
     )
 
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
@@ -87,13 +98,13 @@ class ExpertBot(ExpertV1Bot):
             # kernel (the browser): bid and name trumps by the model, as expert-v1.
             return super().decide(obs, rng, budget)
         if BID in k and obs.phase == "auction":
-            if self.auction_rollout:
+            if self.auction_rollout or (self.duel_rollout and obs.rules.auction == "duel"):
                 return rollout_bid(
                     obs,
                     self.model,
                     rng,
                     self.auction_worlds,
-                    self.margin(obs),
+                    self.margin(obs) + self.rollout_margin,
                     weigh_calls=self.read_calls_at_bid,
                 )
             weight = self.duel_pass_weight if obs.rules.auction == "duel" else 1.0
