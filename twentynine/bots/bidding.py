@@ -61,6 +61,8 @@ FEATURES = (
     "position_2",
     "position_3",
 )
+# How much more chance a bid needs over the seat's own partner's contract.
+PARTNER_NEED = 0.15
 SIMULATED_DEALS = 24  # deals solved for a doubling decision
 # Fewer solved before the decision's nodes ran out (the plain-Python kernel of the
 # browser, two or three there): too few to go by, so the casual player decides.
@@ -181,15 +183,29 @@ class BiddingModel:
             return pass_action(obs)
         pos = place_of(obs, seat)
         suit, _ = self.best_trump(hand, pos)
-        need = 0.5 + bot.style.boldness
         standing = max((b for _, b in obs.auction), default=0)
         partner_holds = any(s == partner_of(seat) and b == standing and b for s, b in obs.auction)
-        if partner_holds:
-            need += 0.15  # our side already holds the contract
         lowest = bids[0].value or 0
-        if self.make_probability(hand, suit, pos, lowest, obs.rules) >= need:
+        if self.would_bid(hand, suit, pos, lowest, obs.rules, partner_holds, bot.style.boldness):
             return bids[0]
         return pass_action(obs)
+
+    def would_bid(
+        self,
+        hand: int,
+        suit: int,
+        position: int,
+        bid: int,
+        rules: Rules,
+        partner_holds: bool,
+        boldness: float = 0.0,
+    ) -> bool:
+        """The model's rule for a bid: its chance of making ``bid`` with ``suit`` is at
+        least one half (plus ``boldness``), more when the partner holds the contract."""
+        need = 0.5 + boldness
+        if partner_holds:
+            need += PARTNER_NEED  # our side already holds the contract
+        return self.make_probability(hand, suit, position, bid, rules) >= need
 
     def double(self, obs: Observation, bot: Simulator, rng: random.Random) -> Action:
         """Double, redouble or set when the simulated deals favour it."""

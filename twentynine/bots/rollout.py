@@ -38,10 +38,6 @@ from .bidding import BiddingModel, place_of
 from .contract import FIRST_BATCH, AuctionWorld, ContractJudge, stake
 from .heuristic import find, pass_action
 
-# How much more the model's chance must be for a seat to bid over its own partner
-# (``BiddingModel.bid``).
-PARTNER_NEED = 0.15
-
 
 def world_deal(obs: Observation, world: AuctionWorld) -> Deal:
     """``world`` as an engine deal with the public auction so far replayed into it."""
@@ -123,12 +119,15 @@ class AuctionRollout:
         assert lowest.value is not None
         if seat == self.seat and partner_holds:
             return passing  # the seat never bids over its partner later on
-        need = 0.5 + (PARTNER_NEED if partner_holds else 0.0)
         place = self.places[seat]
         first = world.first[seat]
         suit = self.suit if seat == self.seat else self.model.best_trump(first, place)[0]
-        chance = self.model.make_probability(first, suit, place, lowest.value, self.obs.rules)
-        return lowest if chance >= need else passing
+        rules = self.obs.rules
+        return (
+            lowest
+            if self.model.would_bid(first, suit, place, lowest.value, rules, partner_holds)
+            else passing
+        )
 
 
 def rollout_bid(
