@@ -487,6 +487,7 @@ class Visitors:
         self.client, self.opened, self.code, self.times = client, opened, code, times
         self.count = 0
         self.looked: set[int] = set()
+        self.west = False  # West on a card in the last update looked at
 
     def __call__(self, msg: Msg) -> bool:
         if msg.get("type") != "update" or msg["v"] in self.looked:
@@ -494,7 +495,10 @@ class Visitors:
         self.looked.add(msg["v"])
         view = msg["views"]["0"]
         west = view["to_act"] == 1 and view["phase"] == "play" and msg["hold"] is None
-        if west and msg["events"]["0"] and self.count < self.times:
+        # West starts on a card after a play or after the trick's pause (an update with no
+        # event of its own): not on the update a spectator's coming in makes
+        starts, self.west = west and not self.west, west
+        if starts and self.count < self.times:
             self.count += 1
             Person(self.client, self.opened).request("room_join", code=self.code)
         return False
