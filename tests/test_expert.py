@@ -11,7 +11,7 @@ import pytest
 from twentynine.bots import make_bot
 from twentynine.bots.bidding import default_model
 from twentynine.bots.contract import ContractJudge, auction_world, calls_by_seat
-from twentynine.bots.expert import ExpertBot
+from twentynine.bots.expert import CONTRACT_SECONDS, MIN_AUCTION_WORLDS, ExpertBot
 from twentynine.bots.knowledge import analyse
 from twentynine.bots.solving import goal_of, position_of, solver
 from twentynine.game.actions import BID, PASS, PLAY, TRUMP, Action
@@ -26,6 +26,12 @@ def deterministic(level: str, seed: int, budget: float = 0.02):
     bot = make_bot(level, seed=seed, budget=budget)
     bot.wall_guard = None  # type: ignore[attr-defined]
     return bot
+
+
+def contract_bot(level: str, seed: int):
+    """A bot with the budget its bids and trump choices are solved in (all their
+    worlds): ``deterministic``'s short budget is for play, and bids by the model."""
+    return deterministic(level, seed, CONTRACT_SECONDS)
 
 
 def hands_with_first(first: list[str], rest_seed: int) -> list[list[int]]:
@@ -84,9 +90,9 @@ def test_the_expert_bids_a_strong_first_batch_and_passes_a_weak_one(profile):
     weak = Deal(rules, dealer, hands_with_first(["7S", "8H", "7D", "8C"], 1))
     assert strong.to_act == weak.to_act == 0
     spec = "expert[duel_rollout=0]"
-    bid = deterministic(spec, 5).act(observe_deal(strong, 0))
+    bid = contract_bot(spec, 5).act(observe_deal(strong, 0))
     assert bid.kind == BID
-    passed = deterministic(spec, 5).act(observe_deal(weak, 0))
+    passed = contract_bot(spec, 5).act(observe_deal(weak, 0))
     assert passed.kind == PASS
 
 
@@ -98,7 +104,7 @@ def test_the_expert_names_the_suit_of_its_jack_and_nine():
         deal.apply(Action.pass_(seat))
     obs = observe_deal(deal, 0)
     assert {a.kind for a in obs.legal} == {TRUMP}
-    assert deterministic("expert", 3).act(obs) == Action.trump(0, 2)
+    assert contract_bot("expert", 3).act(obs) == Action.trump(0, 2)
 
 
 def test_equal_outcomes_go_to_the_move_that_keeps_more_points():
@@ -225,8 +231,8 @@ def test_without_the_compiled_solver_the_expert_bids_by_the_model_as_expert_v1()
         for seed in range(6):
             deal = Deal(rules, seed % 4, deal_hands(seed, seed % 4, rules.clockwise))
             obs = observe_deal(deal, deal.to_act)
-            mine = deterministic("expert", seed).act(obs)
-            assert mine == deterministic("expert-v1", seed).act(obs)
+            mine = contract_bot("expert", seed).act(obs)
+            assert mine == contract_bot("expert-v1", seed).act(obs)
     finally:
         use_solver(old)
 
@@ -285,3 +291,48 @@ def test_the_worlds_of_a_bid_are_weighed_by_the_calls_unless_switched_off() -> N
     assert len(set(weighed.weights)) > 1
     variant = make_bot("expert[read_calls_at_bid=0]")
     assert isinstance(variant, ExpertBot) and not variant.read_calls_at_bid
+
+
+def test_a_short_budget_solves_fewer_worlds_and_a_clock_share_bids_by_the_model(monkeypatch):
+    """A contest clock's share of a second is no time for 40 whole deals: the worlds
+    shrink with the budget, and below a few the fitted model decides, as expert-v1."""
+    from twentynine.bots import expert
+
+    bot = ExpertBot()
+    assert bot.contract_worlds(None) == bot.contract_worlds(CONTRACT_SECONDS) == 40
+    assert bot.contract_worlds(2 * CONTRACT_SECONDS) == 40
+    assert bot.contract_worlds(CONTRACT_SECONDS / 2) == 20
+    assert bot.contract_worlds(0.03) < MIN_AUCTION_WORLDS
+
+    asked: list[tuple[str, int]] = []
+
+    def judged(name):
+        def decide(obs, model, rng, worlds, *args, **kw):
+            asked.append((name, worlds))
+            return next(a for a in obs.legal if a.kind in (BID, TRUMP))
+
+        return decide
+
+    for name in ("simulated_bid", "rollout_bid", "simulated_trump"):
+        monkeypatch.setattr(expert, name, judged(name))
+    for profile, kind in (("pagat", "simulated_bid"), ("bhoos", "rollout_bid")):
+        rules = PROFILES[profile]
+        deal = Deal(rules, 3, deal_hands(4, 3, rules.clockwise))
+        obs = observe_deal(deal, deal.to_act)
+        asked.clear()
+        deterministic("expert", 1, CONTRACT_SECONDS / 4).act(obs)
+        assert asked == [(kind, 10)], profile
+        asked.clear()
+        short = deterministic("expert", 1, 0.03).act(obs)
+        assert asked == [] and short == deterministic("expert-v1", 1, 0.03).act(obs), profile
+    deal = Deal(PROFILES["pagat"], 3, hands_with_first(["JD", "9D", "7D", "AC"], 2))
+    deal.apply(Action.bid(0, 16))
+    for seat in (1, 2, 3):
+        deal.apply(Action.pass_(seat))
+    obs = observe_deal(deal, 0)
+    asked.clear()
+    deterministic("expert", 3, CONTRACT_SECONDS / 2).act(obs)
+    assert asked == [("simulated_trump", 20)]
+    asked.clear()
+    assert deterministic("expert", 3, 0.03).act(obs) == Action.trump(0, 2)  # the model's
+    assert asked == []

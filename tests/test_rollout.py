@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_expert import deterministic, hands_with_first
+from test_expert import contract_bot, hands_with_first
 
 from twentynine.bots import contract, make_bot
 from twentynine.bots.bidding import default_model
@@ -116,8 +116,8 @@ def test_the_rollout_expert_bids_a_strong_first_batch_and_passes_a_weak_one(prof
     strong = Deal(rules, dealer, hands_with_first(["JS", "9S", "AS", "JH"], 1))
     weak = Deal(rules, dealer, hands_with_first(["7S", "8H", "7D", "8C"], 1))
     spec = "expert[auction_rollout=1,duel_opening_margin=0,rollout_margin=0]"
-    assert deterministic(spec, 5).act(observe_deal(strong, 0)).kind == BID
-    assert deterministic(spec, 5).act(observe_deal(weak, 0)).kind == PASS
+    assert contract_bot(spec, 5).act(observe_deal(strong, 0)).kind == BID
+    assert contract_bot(spec, 5).act(observe_deal(weak, 0)).kind == PASS
 
 
 @pytest.mark.parametrize("profile", ["pagat", "bhoos"])
@@ -146,7 +146,7 @@ def test_the_rollout_reads_no_hidden_card(profile):
             twin.apply(action)
         obs, twin_obs = observe_deal(deal, seat), observe_deal(twin, seat)
         assert obs == twin_obs
-        assert deterministic(ROLLOUT, 41).act(obs) == deterministic(ROLLOUT, 41).act(twin_obs)
+        assert contract_bot(ROLLOUT, 41).act(obs) == contract_bot(ROLLOUT, 41).act(twin_obs)
         checked += 1
     assert checked >= 8
 
@@ -170,5 +170,5 @@ def test_the_rollout_is_the_experts_in_the_duel_auction_and_a_switch_elsewhere(m
         rules = PROFILES[profile]
         deal = Deal(rules, 3, deal_hands(8, 3, rules.clockwise))
         used.clear()
-        deterministic(spec, 1).act(observe_deal(deal, deal.to_act))
+        contract_bot(spec, 1).act(observe_deal(deal, deal.to_act))
         assert bool(used) == uses, (profile, spec)

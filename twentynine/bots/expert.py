@@ -48,6 +48,12 @@ DUEL_PASS_WEIGHT = 1.0
 # so a bid need not beat passing by as much (-0.15: a margin of -0.05 at the default).
 ROLLOUT_MARGIN = -0.15
 EXACT_FROM = 3  # the trick (1-based) from which play is also valued in card points
+# What a contract decision over ``AUCTION_WORLDS`` worlds takes here (the duel rollout's
+# median, docs/bots.md). A budget below it, such as a contest clock's share, gets fewer
+# worlds in proportion; below ``MIN_AUCTION_WORLDS`` the fitted model decides, as for
+# ``expert-v1``, so a short clock is never run out by a bid.
+CONTRACT_SECONDS = 0.45
+MIN_AUCTION_WORLDS = 8
 
 
 class ExpertBot(ExpertV1Bot):
@@ -93,33 +99,37 @@ class ExpertBot(ExpertV1Bot):
 
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
         k = kinds(obs)
-        if not solver().compiled or not self.simulate_contract:
-            # Solving 40 whole deals per trump takes seconds without the compiled
-            # kernel (the browser): bid and name trumps by the model, as expert-v1.
+        contract = (BID in k and obs.phase == "auction") or TRUMP in k
+        if not contract:
             return super().decide(obs, rng, budget)
-        if BID in k and obs.phase == "auction":
-            if self.auction_rollout or (self.duel_rollout and obs.rules.auction == "duel"):
-                return rollout_bid(
-                    obs,
-                    self.model,
-                    rng,
-                    self.auction_worlds,
-                    self.margin(obs) + self.rollout_margin,
-                    weigh_calls=self.read_calls_at_bid,
-                )
-            weight = self.duel_pass_weight if obs.rules.auction == "duel" else 1.0
-            return simulated_bid(
+        worlds = self.contract_worlds(budget)
+        if not solver().compiled or not self.simulate_contract or worlds < MIN_AUCTION_WORLDS:
+            # Solving 40 whole deals per trump takes seconds without the compiled
+            # kernel (the browser), and a short clock has no time for a few: bid and
+            # name trumps by the model, as expert-v1.
+            return super().decide(obs, rng, budget)
+        if BID not in k or obs.phase != "auction":
+            return simulated_trump(obs, self.model, rng, worlds)
+        if self.auction_rollout or (self.duel_rollout and obs.rules.auction == "duel"):
+            return rollout_bid(
                 obs,
                 self.model,
                 rng,
-                self.auction_worlds,
-                self.margin(obs),
-                weight,
-                self.read_calls_at_bid,
+                worlds,
+                self.margin(obs) + self.rollout_margin,
+                weigh_calls=self.read_calls_at_bid,
             )
-        if TRUMP in k:
-            return simulated_trump(obs, self.model, rng, self.auction_worlds)
-        return super().decide(obs, rng, budget)
+        weight = self.duel_pass_weight if obs.rules.auction == "duel" else 1.0
+        return simulated_bid(
+            obs, self.model, rng, worlds, self.margin(obs), weight, self.read_calls_at_bid
+        )
+
+    def contract_worlds(self, budget: float | None) -> int:
+        """Worlds for a bid or the trump in ``budget`` seconds: all ``auction_worlds``
+        at the level's own budget or more, fewer in proportion below it."""
+        if budget is None or budget >= CONTRACT_SECONDS:
+            return self.auction_worlds
+        return int(self.auction_worlds * budget / CONTRACT_SECONDS)
 
     # -- inference, each part a switch (all on: exactly expert-v1's) ----------------------
     def knowledge(self, obs: Observation, rng: random.Random) -> Knowledge:
