@@ -302,7 +302,11 @@ def test_a_short_budget_solves_fewer_worlds_and_a_clock_share_bids_by_the_model(
     assert bot.contract_worlds(None) == bot.contract_worlds(CONTRACT_SECONDS) == 40
     assert bot.contract_worlds(2 * CONTRACT_SECONDS) == 40
     assert bot.contract_worlds(CONTRACT_SECONDS / 2) == 20
-    assert bot.contract_worlds(0.03) < MIN_AUCTION_WORLDS
+    assert bot.contract_worlds(CONTRACT_SECONDS * (MIN_AUCTION_WORLDS - 0.5) / 40) == 0
+    assert bot.contract_worlds(0.03) == 0
+    few = make_bot("expert[auction_worlds=4]")  # a variant's own few worlds are kept
+    assert isinstance(few, ExpertBot)
+    assert few.contract_worlds(None) == 4 and few.contract_worlds(CONTRACT_SECONDS / 2) == 0
 
     asked: list[tuple[str, int]] = []
 

@@ -103,7 +103,7 @@ class ExpertBot(ExpertV1Bot):
         if not contract:
             return super().decide(obs, rng, budget)
         worlds = self.contract_worlds(budget)
-        if not solver().compiled or not self.simulate_contract or worlds < MIN_AUCTION_WORLDS:
+        if not solver().compiled or not self.simulate_contract or not worlds:
             # Solving 40 whole deals per trump takes seconds without the compiled
             # kernel (the browser), and a short clock has no time for a few: bid and
             # name trumps by the model, as expert-v1.
@@ -126,10 +126,12 @@ class ExpertBot(ExpertV1Bot):
 
     def contract_worlds(self, budget: float | None) -> int:
         """Worlds for a bid or the trump in ``budget`` seconds: all ``auction_worlds``
-        at the level's own budget or more, fewer in proportion below it."""
+        at the level's own budget or more, fewer in proportion below it, and none (the
+        model decides) when the budget cuts them under ``MIN_AUCTION_WORLDS``."""
         if budget is None or budget >= CONTRACT_SECONDS:
             return self.auction_worlds
-        return int(self.auction_worlds * budget / CONTRACT_SECONDS)
+        worlds = int(self.auction_worlds * budget / CONTRACT_SECONDS)
+        return worlds if worlds >= min(MIN_AUCTION_WORLDS, self.auction_worlds) else 0
 
     # -- inference, each part a switch (all on: exactly expert-v1's) ----------------------
     def knowledge(self, obs: Observation, rng: random.Random) -> Knowledge:
