@@ -99,8 +99,8 @@ class ExpertBot(ExpertV1Bot):
 
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
         k = kinds(obs)
-        contract = (BID in k and obs.phase == "auction") or TRUMP in k
-        if not contract:
+        bidding = BID in k and obs.phase == "auction"
+        if not bidding and TRUMP not in k:
             return super().decide(obs, rng, budget)
         worlds = self.contract_worlds(budget)
         if not solver().compiled or not self.simulate_contract or not worlds:
@@ -108,7 +108,7 @@ class ExpertBot(ExpertV1Bot):
             # kernel (the browser), and a short clock has no time for a few: bid and
             # name trumps by the model, as expert-v1.
             return super().decide(obs, rng, budget)
-        if BID not in k or obs.phase != "auction":
+        if not bidding:
             return simulated_trump(obs, self.model, rng, worlds)
         if self.auction_rollout or (self.duel_rollout and obs.rules.auction == "duel"):
             return rollout_bid(
