@@ -13,7 +13,14 @@ port), then, in headless chromium (Playwright, Debian's ``/usr/bin/chromium``):
 - the level this device gets by default (the page's own speed probe);
 - the animations: frames per second over one trick's motion with the CPU
   throttled four times (a phone-class CPU), and the layout shift meanwhile
-  (``animations.py``).
+  (``animations.py``);
+- each kind of motion (the deal, a card played, the hand closing up, the
+  trick's winner, the sweep, the trump revealed, the pair, a double, the
+  result and the score): the presented frames and layout shift of a whole
+  deal against the quick bots, counted for each kind in the stretches where
+  it ran; ``--motion-runs`` games, the medians.
+
+``--only`` picks the parts: ``engine`` (the first five), ``trick``, ``kinds``.
 
 Needs the test extra (playwright) and chromium: ``make test`` installs both.
 """
@@ -98,21 +105,50 @@ START = """async () => {
 EVAL = "(code) => window.twentynine.offline.evaluate(code)"
 
 
-def measure_animations(chromium: str, throttle: float) -> dict[str, Any]:
-    """One trick's motion, on a server whose bots take their usual time (cards arrive paced)."""
+PARTS = ("engine", "trick", "kinds")
+
+
+def measure_animations(
+    chromium: str, throttle: float, parts: tuple[str, ...] = PARTS, motion_runs: int = 1
+) -> dict[str, Any]:
+    """One trick's motion (``animations``) and each kind's (``motions``), on a server whose
+    bots take their usual time (cards arrive paced)."""
     from . import animations
 
+    out: dict[str, Any] = {}
     proc, url = start_server(bot_delay_ms=350)
     try:
-        return animations.measure(url, chromium, CHROMIUM_ARGS, throttle)
+        if "trick" in parts:
+            out["animations"] = animations.measure(url, chromium, CHROMIUM_ARGS, throttle)
+        if "kinds" in parts:
+            out["motions"] = animations.measure_kinds(
+                url, chromium, CHROMIUM_ARGS, throttle, motion_runs
+            )
     finally:
         stop(proc)
+    return out
 
 
-def measure(levels: list[str], deals: int, runs: int, throttle: float = 4.0) -> dict[str, Any]:
+def measure(
+    levels: list[str],
+    deals: int,
+    runs: int,
+    throttle: float = 4.0,
+    parts: tuple[str, ...] = PARTS,
+    motion_runs: int = 1,
+) -> dict[str, Any]:
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    out: dict[str, Any] = {}
+    if "engine" in parts:
+        out = measure_engine(chromium, levels, deals, runs)
+    if "trick" in parts or "kinds" in parts:
+        out.update(measure_animations(chromium, throttle, parts, motion_runs))
+    return out
+
+
+def measure_engine(chromium: str, levels: list[str], deals: int, runs: int) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
-    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     proc, url = start_server()
     out: dict[str, Any] = {"download": download_size(), "cold": [], "warm": [], "levels": {}}
     try:
@@ -144,7 +180,6 @@ def measure(levels: list[str], deals: int, runs: int, throttle: float = 4.0) -> 
             browser.close()
     finally:
         stop(proc)
-    out["animations"] = measure_animations(chromium, throttle)
     return out
 
 
@@ -158,16 +193,38 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--deals", type=int, default=4, help="deals per level")
     p.add_argument("--runs", type=int, default=2, help="cold and warm starts")
     p.add_argument("--throttle", type=float, default=4.0, help="CPU slowdown for the animations")
+    p.add_argument(
+        "--motion-runs", type=int, default=1, help="games for each kind of motion (medians)"
+    )
+    p.add_argument(
+        "--only", default=",".join(PARTS), help=f"comma-separated parts: {', '.join(PARTS)}"
+    )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = p.parse_args(argv)
+    parts = tuple(x.strip() for x in args.only.split(",") if x.strip())
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown or not parts or args.motion_runs < 1:
+        p.error(f"--only takes {', '.join(PARTS)}; --motion-runs at least 1")
     try:
-        result = measure(args.levels.split(","), args.deals, args.runs, args.throttle)
+        result = measure(
+            args.levels.split(","), args.deals, args.runs, args.throttle, parts, args.motion_runs
+        )
     except (ImportError, RuntimeError) as e:
         print(f"twentynine bench browser: {e}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
+    if "engine" in result:
+        print_engine(result)
+    if "animations" in result:
+        print_trick(result["animations"])
+    if "motions" in result:
+        print_kinds(result["motions"])
+    return 0
+
+
+def print_engine(result: dict[str, Any]) -> None:
     d = result["download"]
     print("the engine in the browser (Pyodide, headless chromium)")
     print(
@@ -188,7 +245,10 @@ def main(argv: list[str] | None = None) -> int:
             f"  default level here: {probe['level']} "
             f"(the strong bot's slowest probed decision: {slowest:.0f} ms)"
         )
-    a, r = result["animations"]["presented"], result["animations"]["raf"]
+
+
+def print_trick(animations: dict[str, Any]) -> None:
+    a, r = animations["presented"], animations["raf"]
     print(
         f"  animations (a trick at 390x844, CPU x{a['throttle']:g}): "
         f"{a['fps']:.1f} fps presented ({a['shown']} of {a['frames']} frames a motion wanted, "
@@ -201,7 +261,29 @@ def main(argv: list[str] | None = None) -> int:
         f"worst {r['worst_ms']:.1f} ms, {r['long_frames']} frames over 33 ms"
     )
     print("    motions: " + ", ".join(f"{k} {n}" for k, n in a["motions"].items()))
-    return 0
+
+
+def print_kinds(motions: dict[str, Any]) -> None:
+    runs = len(motions["runs"])
+    stretches = len(motions["runs"][0]["stretches"])
+    print(
+        f"  each kind of motion (a deal of {motions['profile']} seed {motions['seed']} at 390x844, "
+        f"CPU x{motions['throttle']:g}; {stretches} stretches from a tap or an update to the end "
+        f"of its motions; medians of {runs} run{'s' if runs > 1 else ''}):"
+    )
+    print(
+        f"    {'kind':<8} {'stretches':>9} {'shared':>6} {'frames wanted':>13} "
+        f"{'dropped':>7} {'presented fps':>13} {'layout shift':>12}"
+    )
+    for kind, k in motions["kinds"].items():
+        print(
+            f"    {kind:<8} {k['stretches']:>9g} {k['shared']:>6g} {k['frames']:>13g} "
+            f"{k['dropped']:>7g} {k['fps']:>13.1f} {k['layout_shift']:>12.3f}"
+        )
+    print(
+        "    a stretch where several kinds ran counts for each of them "
+        "(shared: the stretches where another kind ran too)"
+    )
 
 
 if __name__ == "__main__":
