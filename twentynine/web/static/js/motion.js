@@ -206,16 +206,19 @@ function sweep(scene, obs) {
   if (!to) return;
   const b = centre(to);
   gone.forEach((c, i) => {
-    const face = c.node.querySelector("svg");
-    if (!face) return;
-    const ghost = h("div", { class: "motion-ghost", "aria-hidden": "true" }, face.cloneNode(true));
-    Object.assign(ghost.style, { left: `${c.rect.left}px`, top: `${c.rect.top}px`, width: `${c.rect.width}px`, height: `${c.rect.height}px` });
-    document.body.append(ghost);
+    const copy = ghostFor(c);
+    if (!copy) return;
+    const { ghost, rect } = copy;
+    // a copy made ahead stands where its card stood then (a pulse may have
+    // scaled it, the page may have changed its size): the sweep starts from
+    // where the card stands now, moved and scaled from there
+    const at = centre(rect);
     const a = centre(c.rect);
+    const k = rect.width ? c.rect.width / rect.width : 1;
     const anim = ghost.animate(
       [
-        { translate: "0px 0px", scale: "1", opacity: 1 },
-        { translate: `${b.x - a.x}px ${b.y - a.y}px`, scale: "0.35", opacity: 0 },
+        { translate: `${a.x - at.x}px ${a.y - at.y}px`, scale: String(k), opacity: 1 },
+        { translate: `${b.x - at.x}px ${b.y - at.y}px`, scale: String(0.35 * k), opacity: 0 },
       ],
       { duration: 420, delay: i * 45, easing: "cubic-bezier(0.5, 0, 0.75, 0.4)", fill: "both" },
     );
@@ -226,16 +229,102 @@ function sweep(scene, obs) {
   });
 }
 
+// The sweep's copies are made while the trick waits for its next tap, in
+// idle time: four faces put on the page at the tap cost a style and layout
+// of some 150 elements, which on a phone's CPU fell in the sweep's first
+// frames and dropped them. A copy waits unseen (opacity 0; the sweep's
+// keyframes give it its opacity) where its card stands.
+const copies = new Map(); // card -> { ghost, face, rect }
+let preparing = false;
+const idle = window.requestIdleCallback ? (fn) => requestIdleCallback(fn, { timeout: 500 }) : (fn) => setTimeout(fn, 50);
+
+// A copy of the face `face` over the page, at the rectangle `r`.
+function ghostOf(face, r) {
+  const ghost = h("div", { class: "motion-ghost", "aria-hidden": "true" }, face);
+  Object.assign(ghost.style, { left: `${r.left}px`, top: `${r.top}px`, width: `${r.width}px`, height: `${r.height}px` });
+  return ghost;
+}
+
+// The copy of a swept card (`c` as capture() read it) and where it stands:
+// the one made ahead when it shows the same face, else one made now.
+function ghostFor(c) {
+  const face = c.node.querySelector("svg");
+  const copy = copies.get(c.card);
+  copies.delete(c.card);
+  if (copy && face && copy.face.isEqualNode(face)) return copy;
+  copy?.ghost.remove();
+  if (!face) return null;
+  const ghost = ghostOf(face.cloneNode(true), c.rect);
+  document.body.append(ghost);
+  return { ghost, rect: c.rect };
+}
+
+function discardCopies() {
+  for (const { ghost } of copies.values()) ghost.remove();
+  copies.clear();
+}
+
+function prepareSoon() {
+  if (preparing) return;
+  preparing = true;
+  idle(prepare);
+}
+
+// Copies of the cards of the trick on show, while it is held. A card still
+// on its way is copied once it has landed.
+function prepare() {
+  preparing = false;
+  if (reducedMotion() || document.body.dataset.screen !== "table" || document.body.dataset.hold !== "trick") return;
+  const t0 = performance.now();
+  const cards = [...document.querySelectorAll("#trick .played")];
+  const shown = new Set(cards.map((el) => el.dataset.card));
+  for (const [card, { ghost }] of copies)
+    if (!shown.has(card)) {
+      ghost.remove();
+      copies.delete(card);
+    }
+  const still = [];
+  let landing = false;
+  for (const el of cards) {
+    const face = el.querySelector("svg");
+    const copy = copies.get(el.dataset.card);
+    if (!face || (copy && copy.face.isEqualNode(face))) continue;
+    if (el.classList.contains("in-flight")) {
+      landing = true;
+      continue;
+    }
+    const rect = el.getBoundingClientRect();
+    if (rect.width) still.push({ card: el.dataset.card, face, rect }); // (a trick not on show is copied at the sweep)
+  }
+  const ghosts = still.map(({ card, face, rect }) => {
+    copies.get(card)?.ghost.remove();
+    const clone = face.cloneNode(true);
+    const ghost = ghostOf(clone, rect);
+    ghost.style.opacity = "0";
+    copies.set(card, { ghost, face: clone, rect });
+    return ghost;
+  });
+  if (ghosts.length) document.body.append(...ghosts);
+  cost += performance.now() - t0;
+  if (landing) setTimeout(prepareSoon, FLY_MS);
+}
+
 // Start the motions of what just happened. `events` are the events of this
 // update for the seat on show; `scene` is what capture() read before the
 // render; `fresh` is a whole state (a join or a reload): only a deal not yet
 // begun is dealt again then.
 export function play(scene, events, { obs, viewer, fresh = false } = {}) {
-  if (!scene || reducedMotion() || document.body.dataset.screen !== "table") return;
+  if (!scene || reducedMotion() || document.body.dataset.screen !== "table") {
+    discardCopies();
+    return;
+  }
   const t0 = performance.now();
   try {
     story(scene, events, obs, viewer, fresh);
   } finally {
+    // copies the sweep did not take belong to a trick no longer held
+    if (document.body.dataset.hold === "trick") prepareSoon();
+    else discardCopies();
     cost += performance.now() - t0;
   }
 }

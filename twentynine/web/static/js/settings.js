@@ -44,8 +44,17 @@ export function update(changes) {
   return current;
 }
 
+// The system's wish for less motion, asked once and kept up to date: it is
+// read at every motion, and each matchMedia() call makes a new query list
+// that the browser evaluates again at every change of the page's media.
+const systemQuery = window.matchMedia?.("(prefers-reduced-motion: reduce)") ?? null;
+let systemReduced = !!systemQuery?.matches;
+systemQuery?.addEventListener?.("change", (e) => {
+  systemReduced = e.matches;
+});
+
 export function reducedMotion() {
-  return current.motion === "reduced" || window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  return current.motion === "reduced" || systemReduced;
 }
 
 function apply() {

@@ -459,6 +459,8 @@ export function renderHand(el, obs, ui) {
       // the name is the button's own words (the face is a picture): nothing to mismatch
       h("span", { class: "sr-only" }, cardName(card) + (reason ? `. ${reason}` : "")),
       cardFace(card),
+      // what a pointer hits: the face under it is restyled for nothing the play changes (app.css)
+      h("span", { class: "pane", "aria-hidden": "true" }),
       h("span", { class: "keyhint", "aria-hidden": "true" }, String(i + 1)),
     );
   });
