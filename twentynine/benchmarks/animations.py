@@ -35,6 +35,8 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 QUICK_BOTS = ("raju", "meera", "tara")
@@ -213,6 +215,36 @@ def presented_frames(trace: bytes | str) -> dict[str, Any]:
     return count_frames(frame_reports(trace))
 
 
+class Trace:
+    """What a traced stretch recorded: the trace's text once the stretch is over."""
+
+    text: str | bytes | None = None
+
+
+@contextmanager
+def throttled(page: Any, throttle: float, categories: list[str] | None) -> Iterator[Trace]:
+    """The page's CPU slowed ``throttle`` times for the ``with`` block, the browser
+    tracing ``categories`` meanwhile (none: no trace); both undone however it ends."""
+    browser = page.context.browser
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    out = Trace()
+    tracing = False
+    try:
+        if categories:
+            browser.start_tracing(page=page, categories=categories)
+            tracing = True
+        yield out
+        if tracing:
+            out.text = browser.stop_tracing()
+            tracing = False
+    finally:
+        if tracing:
+            browser.stop_tracing()
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+        cdp.detach()
+
+
 def measure_trick(page: Any, throttle: float = 4.0, frames: str = "raf") -> dict[str, Any]:
     """Play one card and watch its trick to the sweep, under ``throttle`` times CPU slowdown.
 
@@ -221,17 +253,10 @@ def measure_trick(page: Any, throttle: float = 4.0, frames: str = "raf") -> dict
     """
     if frames not in ("raf", "presented"):
         raise ValueError(f"frames is 'raf' or 'presented', not {frames!r}")
-    browser = page.context.browser
     # the cards dealt or moved before are still: a tap lands where the card is drawn
     page.wait_for_function("() => window.twentynine.motion().running === 0")
     page.wait_for_timeout(300)
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
-    tracing = False
-    try:
-        if frames == "presented":
-            browser.start_tracing(page=page, categories=FRAME_CATEGORIES)
-            tracing = True
+    with throttled(page, throttle, FRAME_CATEGORIES if frames == "presented" else None) as traced:
         page.evaluate(RECORD, frames == "raf")
         tap(page, "#hand .card.legal", 0.15)
         page.wait_for_selector("[data-testid=play]:not([disabled])")
@@ -245,13 +270,7 @@ def measure_trick(page: Any, throttle: float = 4.0, frames: str = "raf") -> dict
             tap(page, "[data-testid=next-trick]")
         page.wait_for_timeout(900)
         raw = page.evaluate(STOP)
-        trace = browser.stop_tracing() if tracing else None
-        tracing = False
-    finally:
-        if tracing:
-            browser.stop_tracing()
-        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
-        cdp.detach()
+    trace = traced.text
     out: dict[str, Any] = {
         "throttle": throttle,
         "way": frames,
@@ -598,27 +617,17 @@ def by_kind(stretches: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def measure_kinds_once(page: Any, url: str, seed: int, throttle: float) -> dict[str, Any]:
     """One game of the deal of ``seed`` on ``page`` (new, with ``WATCH``), every stretch."""
-    browser = page.context.browser
     page.goto(url + "/")
     start_game(page, seed)
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
-    browser.start_tracing(page=page, categories=[*FRAME_CATEGORIES, "blink.user_timing"])
-    tracing = True
-    try:
+    with throttled(page, throttle, [*FRAME_CATEGORIES, "blink.user_timing"]) as traced:
         zero_ms = page.evaluate(BEGIN)
         _tap(page, "[data-testid=start-game]", "start-game")
         play_deal(page)
         page.wait_for_timeout(300)
         _wait(page, "() => !window.__bench.open && !window.__bench.live")
         raw = page.evaluate("() => { window.__bench.on = false; return window.__bench; }")
-        trace = browser.stop_tracing()
-        tracing = False
-    finally:
-        if tracing:
-            browser.stop_tracing()
-        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
-        cdp.detach()
+    trace = traced.text
+    assert trace is not None
     if raw["overflow"]:
         raise RuntimeError("over 200 motions in the deal: motion.js forgot the first ones")
     data = json.loads(trace)
