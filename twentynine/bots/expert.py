@@ -48,11 +48,12 @@ DUEL_PASS_WEIGHT = 1.0
 # so a bid need not beat passing by as much (-0.15: a margin of -0.05 at the default).
 ROLLOUT_MARGIN = -0.15
 EXACT_FROM = 3  # the trick (1-based) from which play is also valued in card points
-# What a contract decision over ``AUCTION_WORLDS`` worlds takes here (the duel rollout's
-# median, docs/bots.md). A budget below it, such as a contest clock's share, gets fewer
-# worlds in proportion; below ``MIN_AUCTION_WORLDS`` the fitted model decides, as for
-# ``expert-v1``, so a short clock is never run out by a bid.
-CONTRACT_SECONDS = 0.45
+# The level's own budget buys a contract decision all ``AUCTION_WORLDS`` worlds: it is
+# about what one takes here (the duel rollout's median, docs/bots.md). A budget below it,
+# such as a contest clock's share, gets fewer worlds in proportion; below
+# ``MIN_AUCTION_WORLDS`` the fitted model decides, as for ``expert-v1``, so a short clock
+# is never run out by a bid.
+CONTRACT_SECONDS = ExpertV1Bot.default_budget
 MIN_AUCTION_WORLDS = 8
 
 
@@ -128,9 +129,10 @@ class ExpertBot(ExpertV1Bot):
         """Worlds for a bid or the trump in ``budget`` seconds: all ``auction_worlds``
         at the level's own budget or more, fewer in proportion below it, and none (the
         model decides) when the budget cuts them under ``MIN_AUCTION_WORLDS``."""
-        if budget is None or budget >= CONTRACT_SECONDS:
+        full = self.default_budget
+        if budget is None or budget >= full:
             return self.auction_worlds
-        worlds = int(self.auction_worlds * budget / CONTRACT_SECONDS)
+        worlds = int(self.auction_worlds * budget / full)
         return worlds if worlds >= min(MIN_AUCTION_WORLDS, self.auction_worlds) else 0
 
     # -- inference, each part a switch (all on: exactly expert-v1's) ----------------------
