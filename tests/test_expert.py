@@ -11,7 +11,7 @@ import pytest
 from twentynine.bots import make_bot
 from twentynine.bots.bidding import default_model
 from twentynine.bots.contract import ContractJudge, auction_world, calls_by_seat
-from twentynine.bots.expert import CONTRACT_SECONDS, MIN_AUCTION_WORLDS, ExpertBot
+from twentynine.bots.expert import MIN_AUCTION_WORLDS, ExpertBot
 from twentynine.bots.knowledge import analyse
 from twentynine.bots.solving import goal_of, position_of, solver
 from twentynine.game.actions import BID, PASS, PLAY, TRUMP, Action
@@ -31,7 +31,7 @@ def deterministic(level: str, seed: int, budget: float = 0.02):
 def contract_bot(level: str, seed: int):
     """A bot with the budget its bids and trump choices are solved in (all their
     worlds): ``deterministic``'s short budget is for play, and bids by the model."""
-    return deterministic(level, seed, CONTRACT_SECONDS)
+    return deterministic(level, seed, ExpertBot.default_budget)
 
 
 def hands_with_first(first: list[str], rest_seed: int) -> list[list[int]]:
@@ -299,14 +299,14 @@ def test_a_short_budget_solves_fewer_worlds_and_a_clock_share_bids_by_the_model(
     from twentynine.bots import expert
 
     bot = ExpertBot()
-    assert bot.contract_worlds(None) == bot.contract_worlds(CONTRACT_SECONDS) == 40
-    assert bot.contract_worlds(2 * CONTRACT_SECONDS) == 40
-    assert bot.contract_worlds(CONTRACT_SECONDS / 2) == 20
-    assert bot.contract_worlds(CONTRACT_SECONDS * (MIN_AUCTION_WORLDS - 0.5) / 40) == 0
+    assert bot.contract_worlds(None) == bot.contract_worlds(ExpertBot.default_budget) == 40
+    assert bot.contract_worlds(2 * ExpertBot.default_budget) == 40
+    assert bot.contract_worlds(ExpertBot.default_budget / 2) == 20
+    assert bot.contract_worlds(ExpertBot.default_budget * (MIN_AUCTION_WORLDS - 0.5) / 40) == 0
     assert bot.contract_worlds(0.03) == 0
     few = make_bot("expert[auction_worlds=4]")  # a variant's own few worlds are kept
     assert isinstance(few, ExpertBot)
-    assert few.contract_worlds(None) == 4 and few.contract_worlds(CONTRACT_SECONDS / 2) == 0
+    assert few.contract_worlds(None) == 4 and few.contract_worlds(ExpertBot.default_budget / 2) == 0
 
     asked: list[tuple[str, int]] = []
 
@@ -324,7 +324,7 @@ def test_a_short_budget_solves_fewer_worlds_and_a_clock_share_bids_by_the_model(
         deal = Deal(rules, 3, deal_hands(4, 3, rules.clockwise))
         obs = observe_deal(deal, deal.to_act)
         asked.clear()
-        deterministic("expert", 1, CONTRACT_SECONDS / 4).act(obs)
+        deterministic("expert", 1, ExpertBot.default_budget / 4).act(obs)
         assert asked == [(kind, 10)], profile
         asked.clear()
         short = deterministic("expert", 1, 0.03).act(obs)
@@ -335,7 +335,7 @@ def test_a_short_budget_solves_fewer_worlds_and_a_clock_share_bids_by_the_model(
         deal.apply(Action.pass_(seat))
     obs = observe_deal(deal, 0)
     asked.clear()
-    deterministic("expert", 3, CONTRACT_SECONDS / 2).act(obs)
+    deterministic("expert", 3, ExpertBot.default_budget / 2).act(obs)
     assert asked == [("simulated_trump", 20)]
     asked.clear()
     assert deterministic("expert", 3, 0.03).act(obs) == Action.trump(0, 2)  # the model's

@@ -53,7 +53,6 @@ EXACT_FROM = 3  # the trick (1-based) from which play is also valued in card poi
 # such as a contest clock's share, gets fewer worlds in proportion; below
 # ``MIN_AUCTION_WORLDS`` the fitted model decides, as for ``expert-v1``, so a short clock
 # is never run out by a bid.
-CONTRACT_SECONDS = ExpertV1Bot.default_budget
 MIN_AUCTION_WORLDS = 8
 
 
