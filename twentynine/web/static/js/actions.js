@@ -9,12 +9,13 @@ import { t } from "./i18n.js";
 import { game, groupLegal, hotSeat, myTurn, whyNot } from "./model.js";
 import { announce, errorText, toast } from "./notice.js";
 import * as offline from "./offline.js";
-import { page, ui, viewerObs } from "./page.js";
+import * as motion from "./motion.js";
+import { currentObs, page, ui, viewerObs } from "./page.js";
 import { showSetup } from "./screens.js";
 import { settings } from "./settings.js";
 
 export const actions = {
-  send(action, signal = null) {
+  send(action, signal = null, refused = null) {
     // a second click on the same state is the same decision again: ignored; but once a
     // newer state is shown (the move went through, its ack still on its way) a click is
     // a new decision and goes out
@@ -26,7 +27,10 @@ export const actions = {
     ui.selected = null;
     page.net
       .request("act", signal && game.setup?.signals ? { action, signal } : { action })
-      .catch((err) => toast(errorText(err), "error"))
+      .catch((err) => {
+        refused?.();
+        toast(errorText(err), "error");
+      })
       .finally(() => {
         if (ui.sends === sent) ui.busy = false;
         render();
@@ -42,7 +46,9 @@ export const actions = {
     }
     const signal = ui.signal;
     ui.signal = null;
-    actions.send({ seat: obs.seat, play: card }, signal);
+    // the card is on its way at once, not when the server answers (motion.js)
+    if (!(ui.busy && ui.busyAt === game.v)) motion.playAhead(card);
+    actions.send({ seat: obs.seat, play: card }, signal, () => motion.unplay());
   },
   toggleSignal(kind) {
     ui.signal = ui.signal === kind ? null : kind;
@@ -50,7 +56,13 @@ export const actions = {
   },
   nextTrick() {
     if (game.hold !== "trick") return;
-    page.net.request("continue", { at: game.holdAt }).catch((err) => toast(errorText(err), "error"));
+    // the trick on show is swept to its winner at once, not when the server answers
+    const obs = currentObs();
+    if (obs && !obs.trick.length) motion.sweepAhead(obs.tricks[obs.tricks.length - 1]);
+    page.net.request("continue", { at: game.holdAt }).catch((err) => {
+      motion.unsweep();
+      toast(errorText(err), "error");
+    });
   },
   nextDeal() {
     if (game.over) {

@@ -19,17 +19,16 @@ import { locale, t } from "./i18n.js";
 import * as motion from "./motion.js";
 import { game, hotSeat, myTurn, playerName, seatName } from "./model.js";
 import { currentEvents, currentObs, page, ui, viewerObs } from "./page.js";
+import { renderResult, resultKey } from "./result.js";
 import { decorateSeats, decorateTrick, roomLine, seatDecorationKey } from "./room.js";
 import {
   handKey,
   layOutTable,
   renderHand,
-  renderResult,
   renderSeats,
   renderStatus,
   renderStrip,
   renderTrick,
-  resultKey,
   seatKey,
   selectInHand,
   statusKey,

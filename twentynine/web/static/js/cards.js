@@ -181,6 +181,19 @@ function faceSymbol(card) {
   return id;
 }
 
+// Every face drawn ahead, in idle time once the page has started: a face first drawn
+// in the middle of a trick (a card not seen before) changed the sprites then, and
+// their first drawing fell in the frames of the card's flight.
+export function drawFacesAhead() {
+  const idle = window.requestIdleCallback ? (fn) => requestIdleCallback(fn, { timeout: 2000 }) : (fn) => setTimeout(fn, 200);
+  const cards = SUITS.flatMap((suit) => RANKS.map((rank) => rank + suit));
+  const next = (deadline) => {
+    while (cards.length && (!deadline || deadline.timeRemaining() > 2)) faceSymbol(cards.shift());
+    if (cards.length) idle(next);
+  };
+  idle(next);
+}
+
 // The face of a card as an SVG element (decorative: the button around it has the label).
 export function cardFace(card) {
   return s(

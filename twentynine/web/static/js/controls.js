@@ -89,7 +89,7 @@ export function renderControls(el, promptEl, obs, ui, act, extra = []) {
   const mine = myTurn(obs);
   if (game.hold === "trick" && !(mine && obs.phase === "pair")) {
     parts.push(nextTrickButton(act));
-  }
+  } else if (obs.phase === "play" && (mine || game.canUndo || undoRoom(obs))) parts.push(nextTrickRoom());
   if (mine && game.hold !== "deal") {
     switch (obs.phase) {
       case "auction":
@@ -145,6 +145,10 @@ export function renderControls(el, promptEl, obs, ui, act, extra = []) {
         // card's full name said instead (no aria-label that could differ from the words).
         const label = playBtn.querySelector(".label");
         label.setAttribute("aria-hidden", "true");
+        // new words on the button are a new label, not the old one moved (no layout shift)
+        label.dataset.key = `label:${label.textContent}`;
+        const hint = playBtn.querySelector(".keyhint");
+        if (hint) hint.dataset.key = `hint:${label.textContent}`;
         if (sel) label.after(h("span", { class: "play-points", "aria-hidden": "true" }, t("ctl.play_points", { count: pointsOf(sel) })));
         playBtn.prepend(h("span", { class: "sr-only" }, sel ? t("ctl.play_aria", { card: cardName(sel) }) : t("ctl.play_none")));
         const items = [playBtn];
@@ -166,7 +170,19 @@ export function renderControls(el, promptEl, obs, ui, act, extra = []) {
         break;
     }
   }
-  if (game.canUndo && game.hold !== "deal") parts.push(row("undo", button(t("ctl.undo"), { key: "U", testid: "undo", cls: "quiet", onclick: act.undo })));
+  // Taking a card back joins the first row (the next trick, or the decision): a row of
+  // its own under two others would make the panel taller than the room the table keeps
+  // for it (app.css), and move the felt. Where the game allows it, its place is kept in
+  // that row through the play, unseen until there is a card to take back: the button
+  // beside it does not move when it comes.
+  const undoing = game.canUndo && game.hold !== "deal";
+  if (undoing || undoRoom(obs)) {
+    const undo = undoing
+      ? button(t("ctl.undo"), { key: "U", testid: "undo", cls: "quiet", onclick: act.undo })
+      : h("span", { class: "button quiet room", "aria-hidden": "true" }, h("span", { class: "label" }, t("ctl.undo")), kbd("U"));
+    if (parts[0]?.classList.contains("choice-row")) parts[0].append(undo);
+    else if (undoing) parts.push(row("undo", undo));
+  }
   // the controls that stay stay (patch): a focused button keeps the focus, nothing is rebuilt for nothing
   patch(el, parts, extra);
 }
@@ -186,6 +202,22 @@ function nextTrickButton(act) {
   const b = button(t("ctl.next_trick"), { key: "N", testid: "next-trick", primary: true, onclick: act.nextTrick });
   b.id = "next-trick";
   return row("next-trick", b);
+}
+
+// Whether the place of taking a card back is kept (the game allows it; none to take back yet).
+function undoRoom(obs) {
+  return !!game.setup?.undo && obs.phase === "play" && game.hold !== "deal";
+}
+
+// The next trick's place, kept unseen through the play whenever a row stays under it
+// (Play and its signals) or a button beside it (taking a card back): the trick held
+// is taken away and neither moves (no layout shift).
+function nextTrickRoom() {
+  return row(
+    "next-trick",
+    // (a button's box, not a button: nothing to find, reach or press)
+    h("span", { class: "button primary room", "aria-hidden": "true" }, h("span", { class: "label" }, t("ctl.next_trick")), kbd("N")),
+  );
 }
 
 function auctionControls(obs, g, ui, act) {

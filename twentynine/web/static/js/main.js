@@ -5,7 +5,7 @@
 
 import { actions, moveSelection, onHandClick, selectIndex } from "./actions.js";
 import { installBoard, record as boardRecord, redraw, render } from "./board.js";
-import { installSprites } from "./cards.js";
+import { drawFacesAhead, installSprites } from "./cards.js";
 import { $, h, replace } from "./dom.js";
 import { installDrag } from "./drag.js";
 import { installGuide } from "./guide.js";
@@ -111,6 +111,11 @@ function wireShell() {
     const px = `${Math.round(entry.contentRect.height)}px`;
     if (felt.style.getPropertyValue("--felt-h") !== px) felt.style.setProperty("--felt-h", px);
   }).observe($("#felt"));
+  // the deal log opened: its newest line in view (it is not scrolled while it is shut: notice.js)
+  $(".log")?.addEventListener("toggle", (e) => {
+    const list = $("#log-list");
+    if (e.target.open && list) list.scrollTop = list.scrollHeight;
+  });
 }
 
 async function boot() {
@@ -124,6 +129,7 @@ async function boot() {
   await applyLanguage();
   document.title = t("app.title");
   installSprites();
+  drawFacesAhead();
   motion.install();
   translatePage();
   wireShell();

@@ -10,7 +10,7 @@ import { rememberGame } from "./history.js";
 import { t } from "./i18n.js";
 import { describe, game, groupLegal, hotSeat, myTurn, playerName, seatName } from "./model.js";
 import * as motion from "./motion.js";
-import { announce, errorText, toast } from "./notice.js";
+import { announce, clearLog, errorText, toast } from "./notice.js";
 import * as offline from "./offline.js";
 import { currentObs, displaySeat, page, SAVED_GAME, ui } from "./page.js";
 import { codeFromHash, keepToken } from "./room.js";
@@ -107,7 +107,7 @@ export function onMessage(msg) {
         ui.viewer = null;
         ui.handover = null;
         ui.selected = null;
-        replace($("#log-list"));
+        clearLog();
       }
       game.id = msg.game;
       game.setup = msg.setup;

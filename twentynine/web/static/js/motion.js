@@ -8,9 +8,12 @@
 // the elements that stay (dom.js's patch): capture() reads where things were
 // before a render, play() starts the motions after it, and settle() puts a
 // running motion back on an element that replaced its own in a later render.
+// The player's own taps start their motions at once, before the server answers
+// (playAhead: the card played; sweepAhead: the trick taken away).
 // Nothing runs when the player asked for reduced motion (the setting or the
 // system's preference).
 
+import { cardBack } from "./cards.js";
 import { h, liveMarks } from "./dom.js";
 import { reducedMotion } from "./settings.js";
 
@@ -22,23 +25,77 @@ const played = []; // the kinds started, newest last (read by the tests and the 
 let cost = 0; // milliseconds of script spent here (the bench says how much of a frame is motion's)
 
 // Where things stand before a render: rectangles of the hand's cards, the
-// trick's cards (kept, for the sweep), the number of backs in each seat's fan.
+// trick's cards (kept, for the sweep) and the seats' plates, the number of backs
+// in each seat's fan. They are read here, in one pass, while the page's layout is
+// still the one on the screen (reading it costs nothing): the plates keep their
+// place through a deal (app.css), so the motions after the render read theirs here
+// and do not lay the page out again for them.
 export function capture() {
   if (reducedMotion()) return null;
   const t0 = performance.now();
   const hand = new Map();
   for (const el of document.querySelectorAll("#hand .card")) hand.set(el.dataset.card, el.getBoundingClientRect());
   const trick = [];
-  for (const el of document.querySelectorAll("#trick .played"))
-    trick.push({ node: el, card: el.dataset.card, seat: Number(el.dataset.seat), rect: el.getBoundingClientRect() });
+  for (const el of document.querySelectorAll("#trick .played")) {
+    const rect = el.getBoundingClientRect();
+    trick.push({ node: el, card: el.dataset.card, seat: Number(el.dataset.seat), rect });
+    // where a card played from that side lands, while one stands there at rest (playAhead)
+    const side = el.className.match(/from-(top|bottom|left|right)/)?.[1];
+    if (side && rect.width && !el.matches(".in-flight, .aside, .winner")) places.set(side, docRect(rect));
+  }
   const fans = new Map();
-  for (const el of document.querySelectorAll("#seats .seat")) fans.set(Number(el.dataset.seat), el.querySelectorAll(".mini-back").length);
+  const seats = new Map(); // seat -> { where: its place on the felt, rect: its plate's }
+  for (const el of document.querySelectorAll("#seats .seat")) {
+    const seat = Number(el.dataset.seat);
+    fans.set(seat, el.querySelectorAll(".mini-back").length);
+    const plate = el.querySelector(".plate") || el;
+    seats.set(seat, { where: el.className.match(/seat-(top|bottom|left|right)/)?.[0], rect: plate.getBoundingClientRect() });
+  }
   cost += performance.now() - t0;
-  return { hand, trick, fans, result: !!document.querySelector("#result:not([hidden]) .result-card") };
+  return { hand, trick, fans, seats, result: !!document.querySelector("#result:not([hidden]) .result-card") };
 }
 
 function centre(r) {
   return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+}
+
+// A rectangle on the page (scrolling aside), and back on the screen.
+function docRect(r) {
+  return { left: r.left + scrollX, top: r.top + scrollY, width: r.width, height: r.height };
+}
+function screenRect(r) {
+  return { left: r.left - scrollX, top: r.top - scrollY, width: r.width, height: r.height };
+}
+
+// Where a card played from each side of the felt lands, as last seen at rest;
+// forgotten when the felt changes size (install), and read ahead in idle time
+// where no card has stood yet (placesSoon).
+const places = new Map();
+const SIDES = ["top", "bottom", "left", "right"];
+let placing = false;
+
+function placesSoon() {
+  if (placing || places.size === SIDES.length) return;
+  placing = true;
+  idle(readPlaces);
+}
+
+// An unseen card of the trick's size (a back) stands on each side not known yet,
+// is measured, and goes: nothing on the screen changes.
+function readPlaces() {
+  placing = false;
+  const box = document.querySelector("#trick .trick-cards");
+  if (reducedMotion() || document.body.dataset.screen !== "table" || !box) return;
+  const t0 = performance.now();
+  const missing = SIDES.filter((side) => !places.has(side));
+  const probes = missing.map((side) => h("div", { class: `played from-${side} place-probe`, "aria-hidden": "true" }, cardBack()));
+  box.append(...probes);
+  probes.forEach((probe, i) => {
+    const rect = probe.getBoundingClientRect();
+    if (rect.width) places.set(missing[i], docRect(rect));
+  });
+  for (const probe of probes) probe.remove();
+  cost += performance.now() - t0;
 }
 
 let plates = new Map();
@@ -48,6 +105,18 @@ function plateRect(seat) {
   const rect = readPlate(seat);
   plates.set(seat, rect);
   return rect;
+}
+
+// The plates as capture() read them, for the seats still in the same place on the
+// felt (the table turned round to another player's seat on a shared device moves
+// them: those are read again).
+function platesOf(scene) {
+  const out = new Map();
+  for (const [seat, { where, rect }] of scene.seats || []) {
+    const el = where && rect.width ? document.querySelector(`#seats [data-seat="${seat}"]`) : null;
+    if (el?.classList.contains(where)) out.set(seat, rect);
+  }
+  return out;
 }
 
 function readPlate(seat) {
@@ -196,16 +265,63 @@ function deal(scene, dealer, second) {
 }
 
 // The trick taken away: the cards that left the table fly, as copies over
-// the page, to the seat that won them.
+// the page, to the seat that won them (those the tap sent on their way already
+// aside: sweepAhead).
 function sweep(scene, obs) {
   const gone = scene.trick.filter((c) => !document.querySelector(`#trick .played[data-card="${c.card}"]`));
-  if (!gone.length) return;
-  const won = [...(obs?.tricks || [])].reverse().find((tr) => tr.cards.includes(gone[0].card));
+  for (const card of ahead) if (!scene.trick.some((c) => c.card === card)) ahead.delete(card);
+  const left = gone.filter((c) => !ahead.delete(c.card));
+  if (!left.length) return;
+  const won = [...(obs?.tricks || [])].reverse().find((tr) => tr.cards.includes(left[0].card));
   if (!won) return;
   const to = plateRect(won.winner);
-  if (!to) return;
+  if (to) sweepCards(left, to);
+}
+
+// The trick on show swept at the tap that takes it away, not at the server's
+// answer: on a phone's CPU the drawing of the answer held the sweep's first
+// frames back; started at the tap, the sweep is on its way (the compositor's)
+// while the answer is drawn. The cards on the table stand aside unseen until
+// the answer takes them off (or come back if the tap is refused: unsweep).
+const ahead = new Set(); // the cards swept at the tap, not yet off the table
+// a card whose copy is on its way stands aside, unseen (motion.css), through renders
+liveMarks({ classes: ["aside"] });
+
+export function sweepAhead(trick) {
+  if (!trick || reducedMotion() || document.body.dataset.screen !== "table") return;
+  const t0 = performance.now();
+  const nodes = [...document.querySelectorAll("#trick .played")].filter((el) => trick.cards.includes(el.dataset.card) && !ahead.has(el.dataset.card));
+  // every reading before any writing
+  const to = nodes.length ? readPlate(trick.winner) : null;
+  const cards = nodes.map((el) => ({ node: el, card: el.dataset.card, rect: el.getBoundingClientRect() }));
+  if (to && cards.every((c) => c.rect.width)) {
+    sweepCards(cards, to);
+    for (const c of cards) {
+      ahead.add(c.card);
+      c.node.classList.add("aside");
+    }
+  }
+  cost += performance.now() - t0;
+}
+
+export function unsweep() {
+  ahead.clear();
+  for (const el of document.querySelectorAll("#trick .played.aside")) el.classList.remove("aside");
+}
+
+// Copies of `cards` (each with the rectangle its card stands in) fly to the plate at `to`.
+function sweepCards(cards, to) {
   const b = centre(to);
-  gone.forEach((c, i) => {
+  const swept = [];
+  // the copies are taken off the page together once the last has landed, in idle
+  // time: each taken off alone restyled the page in the frames of the others' flight
+  const landed = () => {
+    if (swept.every((a) => a.playState === "finished" || a.playState === "idle"))
+      idle(() => {
+        for (const a of swept) a.effect?.target?.remove();
+      });
+  };
+  cards.forEach((c, i) => {
     const copy = ghostFor(c);
     if (!copy) return;
     const { ghost, rect } = copy;
@@ -223,9 +339,10 @@ function sweep(scene, obs) {
       { duration: 420, delay: i * 45, easing: "cubic-bezier(0.5, 0, 0.75, 0.4)", fill: "both" },
     );
     played.push("sweep");
-    const done = () => ghost.remove();
-    anim.addEventListener("finish", done);
-    anim.addEventListener("cancel", done);
+    if (played.length > 200) played.shift();
+    swept.push(anim);
+    anim.addEventListener("finish", landed);
+    anim.addEventListener("cancel", landed);
   });
 }
 
@@ -289,7 +406,7 @@ function prepare() {
     const face = el.querySelector("svg");
     const copy = copies.get(el.dataset.card);
     if (!face || (copy && copy.face.isEqualNode(face))) continue;
-    if (el.classList.contains("in-flight")) {
+    if (el.classList.contains("in-flight") || el.classList.contains("aside")) {
       landing = true;
       continue;
     }
@@ -314,8 +431,10 @@ function prepare() {
 // render; `fresh` is a whole state (a join or a reload): only a deal not yet
 // begun is dealt again then.
 export function play(scene, events, { obs, viewer, fresh = false } = {}) {
+  if (fresh) unplay();
   if (!scene || reducedMotion() || document.body.dataset.screen !== "table") {
     discardCopies();
+    unplay();
     return;
   }
   const t0 = performance.now();
@@ -325,6 +444,7 @@ export function play(scene, events, { obs, viewer, fresh = false } = {}) {
     // copies the sweep did not take belong to a trick no longer held
     if (document.body.dataset.hold === "trick") prepareSoon();
     else discardCopies();
+    placesSoon();
     cost += performance.now() - t0;
   }
 }
@@ -332,8 +452,9 @@ export function play(scene, events, { obs, viewer, fresh = false } = {}) {
 function story(scene, events, obs, viewer, fresh) {
   const types = new Set(events.map((e) => e.type));
   if (fresh && !(obs && obs.phase === "auction" && obs.auction.length === 0)) return;
-  plates = new Map(); // read once, at the layout the render left
+  plates = platesOf(scene); // read before the render; a plate not read then, once, at the layout it left
   let dealt = false;
+  let second = false; // the second batch dealt: the four cards held already make room
   let flying = 0;
   const later = []; // motions that read nothing: started after every reading is done
   for (const ev of events) {
@@ -343,6 +464,9 @@ function story(scene, events, obs, viewer, fresh) {
     } else if (ev.type === "second_batch" && obs) {
       deal(scene, obs.dealer, true);
       dealt = true;
+      second = true;
+    } else if (ev.type === "play" && !fresh && leaving.has(ev.card)) {
+      landAhead(ev.card);
     } else if (ev.type === "play" && !fresh) {
       const selector = `#trick .played[data-card="${ev.card}"]`;
       const fromHand = ev.seat === viewer && scene.hand.get(ev.card);
@@ -373,8 +497,10 @@ function story(scene, events, obs, viewer, fresh) {
     }
   }
   const closing = [];
-  if (!dealt) {
-    // the hand closes up where a card left it
+  if (!dealt || second) {
+    // the hand closes up where a card left it, or opens where the second batch's cards
+    // come in: each card held glides from where it was (a card that jumped there would
+    // be a layout shift, and is seen as one)
     for (const el of document.querySelectorAll("#hand .card")) {
       const was = scene.hand.get(el.dataset.card);
       if (was) closing.push({ card: el.dataset.card, was, now: el.getBoundingClientRect() });
@@ -396,6 +522,74 @@ function story(scene, events, obs, viewer, fresh) {
   }
 }
 
+// The player's card flown at the Play tap (or key, or drag), as a copy over the page,
+// to where a card from the player's side lands, not when the server's answer comes:
+// on a phone's CPU the drawing of the answer held the flight's first frames back;
+// started at the tap, it is on its way (the compositor's) while the answer is drawn.
+// The card stands aside unseen in the hand meanwhile; the answer's card on the
+// table waits unseen under the copy until it lands (landAhead). Where the place
+// is not known yet (the first card from that side since the felt changed size),
+// the card flies when the answer comes, as every other card does.
+const leaving = new Map(); // card -> { ghost, anim }
+
+export function playAhead(card) {
+  if (reducedMotion() || document.body.dataset.screen !== "table" || leaving.has(card)) return;
+  const t0 = performance.now();
+  const el = document.querySelector(`#hand .card[data-card="${card}"]`);
+  const side = document.querySelector("#seats .seat.viewer")?.className.match(/seat-(top|bottom|left|right)/)?.[1];
+  const place = side && places.get(side);
+  const face = el?.querySelector("svg");
+  if (!el || !place || !face) return;
+  // every reading before any writing
+  const from = el.getBoundingClientRect();
+  if (!from.width) return;
+  const to = screenRect(place);
+  const a = centre(from);
+  const b = centre(to);
+  const ghost = ghostOf(face.cloneNode(true), from);
+  document.body.append(ghost);
+  el.classList.add("aside");
+  const anim = ghost.animate(
+    [
+      { translate: "0px 0px", scale: "1" },
+      { translate: `${b.x - a.x}px ${b.y - a.y}px`, scale: String(to.width / from.width) },
+    ],
+    { duration: FLY_MS, easing: EASE_OUT, fill: "forwards" },
+  );
+  leaving.set(card, { ghost, anim });
+  played.push("play");
+  if (played.length > 200) played.shift();
+  cost += performance.now() - t0;
+}
+
+// The answer came with the card on the table: it shows there once its copy has landed.
+function landAhead(card) {
+  const { ghost, anim } = leaving.get(card);
+  leaving.delete(card);
+  const selector = `#trick .played[data-card="${card}"]`;
+  const shown = document.querySelector(selector);
+  if (anim.playState === "finished") {
+    ghost.remove();
+    return;
+  }
+  shown?.classList.add("aside");
+  const land = () => {
+    document.querySelector(selector)?.classList.remove("aside");
+    ghost.remove();
+  };
+  anim.addEventListener("finish", land);
+  anim.addEventListener("cancel", land);
+}
+
+// The play was refused (or the game left): the card comes back to the hand.
+export function unplay() {
+  for (const [card, { ghost }] of leaving) {
+    ghost.remove();
+    document.querySelector(`#hand .card[data-card="${card}"]`)?.classList.remove("aside");
+  }
+  leaving.clear();
+}
+
 // For the tests and the bench: the kinds of motion started so far, and how
 // many are running now.
 export function record() {
@@ -404,4 +598,10 @@ export function record() {
 
 export function install() {
   document.documentElement.classList.add("motion");
+  const felt = document.getElementById("felt");
+  if (felt)
+    new ResizeObserver(() => {
+      places.clear();
+      placesSoon();
+    }).observe(felt);
 }

@@ -18,7 +18,23 @@ export function toast(text, kind = "info") {
   }, 3600);
 }
 
+// Read out and kept in the log in idle time: neither is seen on the table, and
+// adding to them at an update restyles the page in the frames its motion wants.
+const idle = window.requestIdleCallback ? (fn) => requestIdleCallback(fn, { timeout: 400 }) : (fn) => setTimeout(fn, 40);
+let waiting = [];
+
 export function announce(lines) {
+  if (!waiting.length) idle(() => say(waiting.splice(0)));
+  waiting.push(...lines);
+}
+
+// A new game: its log starts empty, and the last game's lines not yet added are dropped.
+export function clearLog() {
+  waiting = [];
+  replace($("#log-list"));
+}
+
+function say(lines) {
   const live = $("#live");
   for (const line of lines) live.append(h("p", {}, line));
   while (live.childElementCount > 6) live.firstElementChild.remove();
@@ -26,10 +42,8 @@ export function announce(lines) {
   if (log) {
     for (const line of lines) log.append(h("li", {}, line));
     while (log.childElementCount > 80) log.firstElementChild.remove();
-    // the newest line in view, when the frame is laid out anyway (not in the middle of drawing it)
-    requestAnimationFrame(() => {
-      log.scrollTop = log.scrollHeight;
-    });
+    // the newest line in view, when the log is open (shut, it is scrolled when it opens: main.js)
+    if (log.closest("details")?.open) log.scrollTop = log.scrollHeight;
   }
 }
 

@@ -309,6 +309,6 @@ export function decorateTrick(el, obs) {
     const signal = signalOf(obs, Number(slot.dataset.seat), slot.dataset.card);
     if (!signal) continue;
     slot.classList.add("signalled", `signal-${signal}`);
-    slot.append(h("span", { class: "signal-tag", dataset: { testid: `signal-${slot.dataset.seat}` } }, t(`signal.${signal}`)));
+    slot.append(h("span", { class: "signal-tag", dataset: { testid: `signal-${slot.dataset.seat}`, key: "signal-tag" } }, t(`signal.${signal}`)));
   }
 }

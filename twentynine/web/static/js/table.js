@@ -1,8 +1,8 @@
 // Drawing the table from the viewer's observation: status strip, recent
-// events, seats, the trick, the hand and the result. Decisions live in
-// controls.js; this module only shows what the observation says.
+// events, seats, the trick and the hand (the result: result.js). Decisions live
+// in controls.js; this module only shows what the observation says.
 
-import { cardBack, cardFace, pointsOf, RANKS, suitIcon, suitName, suitTitle } from "./cards.js";
+import { cardBack, cardFace, pointsOf, RANKS, suitIcon, suitTitle } from "./cards.js";
 import { h, patch, patchElement, replace, s, setClasses } from "./dom.js";
 import { num, t } from "./i18n.js";
 import {
@@ -10,7 +10,6 @@ import {
   game,
   groupLegal,
   highestBid,
-  hotSeat,
   isHuman,
   myTurn,
   playerName,
@@ -34,8 +33,16 @@ export function position(seat, anchor) {
 
 // --------------------------------------------------------------------- status strip
 
+// A value's words keep to one line (cut short with an ellipsis where they do not fit,
+// the whole of them in its title): a longer one must not add a line to the strip and
+// move the table under it.
 function statusItem(key, label, value, extra = {}) {
-  return h("div", { class: ["stat", extra.class], dataset: { testid: key } }, h("span", { class: "stat-label" }, label), h("span", { class: "stat-value" }, value));
+  return h(
+    "div",
+    { class: ["stat", extra.class], dataset: { testid: key } },
+    h("span", { class: "stat-label" }, label),
+    h("span", { class: "stat-value" }, h("span", { class: "stat-text", title: value }, value)),
+  );
 }
 
 export function pipsSix(score, target, label) {
@@ -66,7 +73,7 @@ export function pipsSix(score, target, label) {
   return svg;
 }
 
-function signed(n) {
+export function signed(n) {
   return n > 0 ? `+${num(n)}` : num(n);
 }
 
@@ -109,12 +116,24 @@ export function renderStatus(el, obs, viewer) {
     const high = highestBid(obs);
     contract = high ? t("status.highest", { bid: high.bid, who: playerName(high.seat, viewer) }) : t("status.no_bid");
   }
-  items.push(statusItem("status-contract", t("status.contract_label"), contract));
-  // target
+  const contractItem = statusItem("status-contract", t("status.contract_label"), contract);
+  // the target a pair moved, beside the contract: an item of its own would add a row
+  // to the strip as the pair is shown, and move the whole table down
   if (obs.target !== null && (obs.pair || obs.target !== obs.bid)) {
     const target = obs.pair ? t("status.target_pair", { target: obs.target }) : num(obs.target);
-    items.push(statusItem("status-target", t("status.target_label"), target));
+    const said = `${t("status.target_label")}: ${target}`;
+    contractItem
+      .querySelector(".stat-value")
+      .append(
+        h(
+          "span",
+          { class: "stat-target", dataset: { testid: "status-target" }, title: said },
+          h("span", { "aria-hidden": "true" }, `${t("status.target_label")} ${num(obs.target)}`),
+          h("span", { class: "sr-only" }, said),
+        ),
+      );
   }
+  items.push(contractItem);
   // trump
   let trump;
   let trumpSuit = null;
@@ -180,14 +199,21 @@ export function renderStatus(el, obs, viewer) {
 
 // --------------------------------------------------------------------- recent events
 
-// The chips the strip shows (the newest twelve): its drawing is made of these alone.
+// The chips the strip shows (the deal's, from its start): its drawing is made of
+// these alone. Each keeps the place of its event in the list (`at`) as its key: a new
+// chip is added after the others and moves none of them (the strip once kept the
+// newest twelve, and each new one rewrote the twelve and moved them along).
 export function stripChips(events, viewer) {
+  let from = 0;
+  events.forEach((ev, at) => {
+    if (ev.type === "deal_start") from = at;
+  });
   const chips = [];
-  for (const ev of events) {
-    const c = chip(ev, viewer);
-    if (c) chips.push(c);
+  for (let at = from; at < events.length; at++) {
+    const c = chip(events[at], viewer);
+    if (c) chips.push({ ...c, at });
   }
-  return chips.slice(-12);
+  return chips;
 }
 
 export function renderStrip(el, events, viewer, shown = stripChips(events, viewer)) {
@@ -197,7 +223,7 @@ export function renderStrip(el, events, viewer, shown = stripChips(events, viewe
       ? shown.map((c, i) =>
           h(
             "li",
-            { class: ["chip", `chip-${c.kind}`, i === shown.length - 1 && "latest"] },
+            { class: ["chip", `chip-${c.kind}`, i === shown.length - 1 && "latest"], dataset: { key: `chip:${c.at}` } },
             c.suit ? [suitIcon(c.suit), h("span", { class: "sr-only" }, `${suitTitle(c.suit)}: `)] : null,
             c.text,
           ),
@@ -246,25 +272,20 @@ function seatPlate(seat, obs, viewer, anchor) {
   const pos = position(seat, anchor);
   const name = playerName(seat, viewer);
   const acting = obs.to_act === seat && game.hold === null && obs.phase !== "over" && !game.forfeit;
+  // Over the plate's top edge, from its corner inwards (app.css), in the order they
+  // come and stay: the dealer's mark for the whole deal, then the auction's last word,
+  // whose place the contract takes when the auction ends, then a double, then a pair.
+  // One that comes goes beyond the others, and none moves another; one that says
+  // something new is a new mark (keyed by its words), not the old one grown or shrunk.
   const badges = [];
-  if (obs.dealer === seat) badges.push(h("span", { class: "badge badge-dealer", title: t("seat.dealer") }, t("seat.dealer_short")));
-  if (obs.bidder === seat && obs.single === null)
-    badges.push(h("span", { class: "badge badge-bidder" }, t("seat.bidder_badge", { bid: obs.bid })));
-  if (obs.single === seat) badges.push(h("span", { class: "badge badge-bidder" }, t("seat.single_badge")));
-  if (obs.doubler === seat) badges.push(h("span", { class: "badge badge-double" }, `×${obs.doubling}`));
-  if (obs.pair && obs.pair.seat === seat) badges.push(h("span", { class: "badge badge-pair" }, t("seat.pair_badge")));
-  // whose turn it is, in words on the plate (not only its glow); the words keep their
-  // place on every plate while it is another's turn, unseen, so no plate changes size
-  const turnWords = seat === viewer ? t("seat.turn_you") : t(`seat.turn_${TURN_WORD[obs.phase] || "other"}`);
-  if (obs.phase !== "over")
-    badges.push(
-      acting
-        ? h("span", { class: "badge badge-turn", dataset: { testid: `turn-${seat}` } }, turnWords)
-        : h("span", { class: "badge badge-turn resting", "aria-hidden": "true" }, turnWords),
-    );
+  const mark = (cls, words, attrs = {}) => h("span", { class: cls, dataset: { key: `mark:${words}` }, ...attrs }, words);
+  if (obs.dealer === seat) badges.push(mark("badge badge-dealer", t("seat.dealer_short"), { title: t("seat.dealer") }));
   const lastBid = [...obs.auction].reverse().find((a) => a.seat === seat);
-  let said = null;
-  if (obs.phase === "auction" && lastBid) said = h("span", { class: ["said", lastBid.bid ? "said-bid" : "said-pass"] }, lastBid.bid ? num(lastBid.bid) : t("seat.passed"));
+  if (obs.phase === "auction" && lastBid) badges.push(mark(["said", lastBid.bid ? "said-bid" : "said-pass"], lastBid.bid ? num(lastBid.bid) : t("seat.passed")));
+  if (obs.bidder === seat && obs.single === null) badges.push(mark("badge badge-bidder", t("seat.bidder_badge", { bid: obs.bid })));
+  if (obs.single === seat) badges.push(mark("badge badge-bidder", t("seat.single_badge")));
+  if (obs.doubler === seat) badges.push(mark("badge badge-double", `×${obs.doubling}`));
+  if (obs.pair && obs.pair.seat === seat) badges.push(mark("badge badge-pair", t("seat.pair_badge")));
   let sub = info.kind === "bot" ? t("seat.sub_bot", { seat: seatName(seat), level: t(`level.${info.level}`) }) : seatName(seat);
   if (sub === name) sub = t("seat.person");
   const out = obs.single !== null && seat === (obs.single + 2) % 4;
@@ -290,11 +311,28 @@ function seatPlate(seat, obs, viewer, anchor) {
         // the team at a glance: its short name in its colour
         h("span", { class: "sub" }, h("span", { class: ["team-name", "team-tag", `team-tag-${team(seat)}`], dataset: { testid: `team-${seat}` } }, teamName(team(seat), true)), " ", sub),
       ),
-      h("span", { class: "badges" }, badges, said),
+      turnBadge(seat, viewer, obs.phase, acting),
+      h("span", { class: "badges" }, badges),
       // over the plate's edge, not in its flow (app.css): coming and going, it moves nothing
       thinking ? h("div", { class: "thinking" }, h("span", {}), h("span", {}), h("span", {}), h("span", { class: "sr-only" }, t("seat.thinking"))) : null,
     ),
     pos === "bottom" && seat === viewer ? null : h("div", { class: "held" }, fan, h("span", { class: "count" }, out ? t("seat.sits_out") : t("seat.cards", { count }))),
+  );
+}
+
+// Whose turn it is, in words on the plate (not only its glow). Every word the plate
+// may say there (each phase's; the player's own on the player's plate) takes the same
+// place, one shown: the plate keeps one size from the auction to the result, and on
+// the plates whose turn it is not, the words keep their place unseen.
+const PHASE_WORDS = ["auction", "trump", "play", "other"];
+
+function turnBadge(seat, viewer, phase, acting) {
+  const words = seat === viewer ? ["you"] : PHASE_WORDS;
+  const shown = seat === viewer ? "you" : TURN_WORD[phase] || "other";
+  return h(
+    "span",
+    { class: ["turn", !acting && "resting"], dataset: acting ? { testid: `turn-${seat}` } : {}, "aria-hidden": acting ? null : "true" },
+    words.map((w) => h("span", { class: ["badge", "badge-turn", "turn-word", w !== shown && "unseen"], "aria-hidden": w === shown ? null : "true" }, t(`seat.turn_${w}`))),
   );
 }
 
@@ -367,7 +405,8 @@ export function renderTrick(el, obs, viewer, anchor, decorate = null) {
         "aria-label": t("trick.card_aria", { who: playerName(c.seat, viewer), card: cardName(c.card) }) + (winner && done ? `, ${t("trick.wins")}` : ""),
       },
       cardFace(c.card),
-      winner && done ? h("span", { class: "win-flag" }, t("trick.wins")) : null,
+      // keyed: a flag that comes is a new element, never the card's signal tag made over
+      winner && done ? h("span", { class: "win-flag", dataset: { key: "win-flag" } }, t("trick.wins")) : null,
     );
   });
   let caption = "";
@@ -405,9 +444,12 @@ export function sortHand(cards) {
 }
 
 // What the hand draws from, its selected card aside (selectInHand shows that alone).
+// While it is another's turn the hand says the same whoever is to play and whatever
+// was led (whyNot): a bot's card does not draw the hand again.
 export function handKey(obs, ui) {
   if (!obs || ui.viewer === null) return null;
-  return [ui.viewer, obs.seat, obs.to_act, obs.phase, obs.hand, obs.legal, obs.asked, obs.trick.length ? obs.trick[0].card : null, game.hold];
+  const mine = myTurn(obs);
+  return [ui.viewer, obs.seat, obs.phase, obs.hand, game.hold, mine, mine ? [obs.to_act, obs.legal, obs.asked, obs.trick.length ? obs.trick[0].card : null] : null];
 }
 
 function cardClasses(legal, dim, selected, suitStart) {
@@ -486,12 +528,28 @@ export function layOutTable(hand) {
   // the sizes the hand was last fitted with hold while the page keeps its size (the
   // hand's ResizeObserver measures them again when it does): no layout to read here
   const sizes = fit ? hand[MEASURED] || measureHand(hand) : null;
-  const scroll = strip ? { width: strip.scrollWidth, room: strip.clientWidth } : null;
   if (fit && spreadHand(hand, sizes)) hand[FITTED] = hand[SHAPE];
-  if (strip) {
-    strip.scrollLeft = scroll.width;
-    strip.classList.toggle("scrolled", scroll.width > scroll.room);
-  }
+  if (strip) scrollSoon(strip);
+}
+
+// The newest chip is scrolled into view in idle time, once the frame that shows
+// the move is drawn: its width read at the update (before the motion's own reading)
+// laid the whole page out an extra time at every card played, in the frames a
+// motion wants on time.
+const idle = window.requestIdleCallback ? (fn) => requestIdleCallback(fn, { timeout: 600 }) : (fn) => setTimeout(fn, 60);
+let stripSoon = null;
+
+function scrollSoon(strip) {
+  if (stripSoon === strip) return;
+  stripSoon = strip;
+  idle(() => {
+    stripSoon = null;
+    if (!strip.isConnected) return;
+    const width = strip.scrollWidth;
+    const room = strip.clientWidth;
+    if (strip.scrollLeft !== width - room) strip.scrollLeft = width;
+    strip.classList.toggle("scrolled", width > room);
+  });
 }
 
 const SPREAD = 0.06; // the gap between the cards of a hand with room to spare, as a share of a card
@@ -540,149 +598,3 @@ export function fitHand(el) {
   if (done && el[SHAPE] !== undefined) el[FITTED] = el[SHAPE];
   return done;
 }
-
-// --------------------------------------------------------------------- result
-
-function handRow(seat, cards, viewer, trump) {
-  return h(
-    "div",
-    { class: "deal-hand" },
-    h("span", { class: "deal-hand-name" }, playerName(seat, viewer)),
-    h(
-      "span",
-      { class: "deal-hand-cards" },
-      sortHand(cards).map((c) => h("span", { class: ["mini-card", suitOf(c) === trump && "is-trump"], role: "img", "aria-label": cardName(c) }, cardFace(c))),
-    ),
-  );
-}
-
-export function resultInfo(obs) {
-  const bidTeam = obs.bidder !== null ? team(obs.bidder) : null;
-  const single = obs.single !== null;
-  return {
-    result: obs.result,
-    bidTeam,
-    needed: single ? null : obs.target,
-    taken: single ? obs.tricks.filter((tr) => tr.winner === obs.single).length : bidTeam !== null ? obs.points[bidTeam] : null,
-    stake: obs.stake,
-    delta: obs.delta,
-  };
-}
-
-// What the result draws from while it is on show (the whole observation: it
-// is drawn once a deal), `record` being the address of the game's record.
-export function resultKey(obs, viewer, peek, record) {
-  if (!obs || obs.phase !== "over" || game.hold !== "deal") return null;
-  return [viewer, peek, obs, game.seats[0] ?? null, !!game.forfeit, record];
-}
-
-export function renderResult(el, obs, viewer, actions, peek = false) {
-  if (!obs || obs.phase !== "over" || game.hold !== "deal") {
-    el.hidden = true;
-    el.classList.remove("peek");
-    replace(el);
-    return;
-  }
-  el.hidden = false;
-  el.classList.toggle("peek", peek);
-  if (peek) {
-    // the result steps aside: the last trick (and the deal log) can be looked at
-    replace(
-      el,
-      h("div", { class: "result-peek" }, h("button", { type: "button", class: "primary", dataset: { testid: "result-back" }, onclick: () => actions.peek(false) }, t("result.back"))),
-    );
-    return;
-  }
-  const info = resultInfo(obs);
-  const mine = viewer !== null ? team(viewer) : hotSeat() ? null : team(game.seats[0]);
-  let headline;
-  let tone = "neutral";
-  const r = obs.result;
-  if (r === "made" || r === "failed") {
-    headline = t(`result.headline_${r}`, { team: teamName(info.bidTeam) });
-    const good = (r === "made") === (info.bidTeam === mine);
-    tone = mine === null ? "neutral" : good ? "good" : "bad";
-  } else if (r === "single-made" || r === "single-failed") {
-    headline = tYou(`result.headline_${r.replace("-", "_")}`, obs.single, viewer);
-    const good = (r === "single-made") === (team(obs.single) === mine);
-    tone = mine === null ? "neutral" : good ? "good" : "bad";
-  } else headline = obs.bidder === null ? t("result.headline_redeal") : t("result.headline_cancelled");
-  if (obs.winner !== null) {
-    headline = t("result.match_won", { team: teamName(obs.winner) });
-    tone = mine === null ? "neutral" : obs.winner === mine ? "good" : "bad";
-  }
-  // Each row keeps its raw value in data-value (what tests compare with the engine's verdict).
-  const rows = [];
-  const row = (key, label, value, shown = value) =>
-    rows.push(
-      h(
-        "tr",
-        { dataset: { testid: `result-${key}` } },
-        h("th", { scope: "row" }, label),
-        h("td", { dataset: { value: value === null ? "" : String(value) } }, shown === null ? "–" : typeof shown === "number" ? num(shown) : shown),
-      ),
-    );
-  if (obs.single !== null) {
-    row("contract", t("result.contract"), obs.single, t("status.single", { who: playerName(obs.single, viewer) }));
-    row("needed", t("result.needed"), 8, t("result.all_tricks"));
-    row("taken", t("result.taken_tricks"), info.taken);
-  } else if (obs.bidder !== null) {
-    const doubled = obs.doubling > 1 ? ` ×${obs.doubling}` : "";
-    row("contract", t("result.contract"), obs.bid, t("result.contract_value", { who: playerName(obs.bidder, viewer), team: teamName(info.bidTeam, true), bid: obs.bid }) + doubled);
-    row("needed", t("result.needed"), info.needed);
-    row("taken", t("result.taken"), info.taken);
-  }
-  const outcome = { made: "result.made", failed: "result.not_made", cancelled: "result.cancelled_short", "single-made": "result.made", "single-failed": "result.not_made" }[r];
-  row("outcome", t("result.outcome"), r, t(outcome));
-  row("stake", t("result.stake"), obs.stake ?? 0);
-  row("points", t("result.card_points"), obs.points.join(","), `${teamName(0, true)} ${num(obs.points[0])} · ${teamName(1, true)} ${num(obs.points[1])}`);
-  const target = game.setup?.options?.match_target ?? null;
-  const scoreBox = h(
-    "div",
-    { class: "result-score", dataset: { testid: "result-score", value: obs.score.join(",") } },
-    [0, 1].map((tm) =>
-      h(
-        "div",
-        { class: ["result-team", mine === tm && "mine"] },
-        h("span", { class: "team-name" }, teamName(tm)),
-        target ? pipsSix(obs.score[tm], target, t("status.score_aria", { team: teamName(tm), score: signed(obs.score[tm]) })) : null,
-        h("b", {}, signed(obs.score[tm])),
-        obs.delta[tm] ? h("span", { class: ["delta", obs.delta[tm] > 0 ? "up" : "down"] }, signed(obs.delta[tm])) : null,
-      ),
-    ),
-  );
-  const hands = obs.hands
-    ? h(
-        "details",
-        { class: "deal-hands" },
-        h("summary", {}, t("result.show_deal")),
-        [0, 1, 2, 3].map((seat) => handRow(seat, obs.hands[seat], viewer, obs.trump)),
-        obs.trump ? h("p", { class: "muted" }, t("result.trump_was", { suit: suitName(obs.trump) })) : null,
-      )
-    : null;
-  // Modern stops a deal once its result is settled: say after which trick
-  const early = (r === "made" || r === "failed") && obs.tricks.length > 0 && obs.tricks.length < 8;
-  const earlyNote = early ? h("p", { class: "result-note", dataset: { testid: "result-early" } }, t("result.early_end", { n: obs.tricks.length })) : null;
-  const buttons = h("div", { class: "result-actions" });
-  // a spectator watches: the next deal is the players' to ask for, the record theirs to take
-  if (obs.winner === null && !game.spectator && !game.forfeit)
-    buttons.append(h("button", { type: "button", class: "primary", dataset: { testid: "next-deal" }, onclick: actions.nextDeal }, t("ctl.next_deal")));
-  buttons.append(h("button", { type: "button", class: obs.winner === null && !game.spectator ? "" : "primary", dataset: { testid: "result-new-game" }, onclick: actions.newGame }, t("ctl.new_game")));
-  if (obs.tricks.length) buttons.append(h("button", { type: "button", class: "quiet", dataset: { testid: "result-last-trick" }, onclick: () => actions.peek(true) }, t("result.last_trick")));
-  const record = actions.recordUrl();
-  if (record !== "#") buttons.append(h("a", { class: "button link", href: record, target: "_blank", rel: "noopener", download: "" }, t("ctl.record")));
-  replace(
-    el,
-    h(
-      "div",
-      { class: ["result-card", `tone-${tone}`], role: "dialog", "aria-modal": "false", "aria-labelledby": "result-title", dataset: { testid: "result", result: r } },
-      h("h2", { id: "result-title" }, headline),
-      earlyNote,
-      h("table", { class: "result-table" }, h("tbody", {}, rows)),
-      scoreBox,
-      hands,
-      buttons,
-    ),
-  );
-}
-
