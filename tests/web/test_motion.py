@@ -17,7 +17,7 @@ from playwright.sync_api import Page
 
 from twentynine.benchmarks import animations
 
-from .driver import Choices, play_until, start_game
+from .driver import Choices, play_until, snapshot, start_game
 
 SEATS = ["raju", "meera", "tara"]
 
@@ -38,15 +38,27 @@ def at_first_play(page: Page) -> None:
 
 def test_the_deal_flies_out_by_batches(page: Page) -> None:
     start_game(page, seed=11, seats=SEATS)
+    # each card's flight starts at its own time, after the table's first drawing: once
+    # none is running or waiting to start, the first batch is dealt
     page.wait_for_function(
-        "() => window.twentynine.motion().played.filter((k) => k === 'deal').length >= 4"
+        """() => {
+          const m = window.twentynine.motion();
+          return m.played.filter((k) => k === 'deal').length >= 4 && m.running === 0;
+        }"""
     )
     first = played(page).count("deal")
     # the first batch: four cards of the hand and each other seat's four backs
     assert first == 16, played(page)
+    # every card waited unseen only until its flight started
+    assert page.locator(".undealt").count() == 0
     at_first_play(page)
-    # the second batch flew too: four more for every seat
-    assert played(page).count("deal") == 32
+    # the second batch flew too: four more for every seat, but for a back a seat had
+    # already played to the first trick when its flight was due (the flight of a card
+    # that left the fan is not started)
+    page.wait_for_function("() => window.twentynine.motion().running === 0")
+    before_mine = len(snapshot(page)["obs"]["trick"])
+    assert 32 - before_mine <= played(page).count("deal") <= 32, (before_mine, played(page))
+    assert page.locator(".undealt").count() == 0
 
 
 def test_a_card_flies_to_the_trick_and_the_trick_is_swept_to_its_winner(

@@ -192,8 +192,49 @@ export function settle() {
 // page's layout is read once and not again after every start.
 let flights = [];
 
-function flyFrom(kind, selector, from, { delay = 0, duration = FLY_MS, fade = true, scale = null } = {}) {
-  if (from) flights.push({ kind, selector, from, delay, duration, fade, scale });
+function flyFrom(kind, selector, from, { delay = 0, duration = FLY_MS, fade = true, scale = null, defer = false } = {}) {
+  if (from) flights.push({ kind, selector, from, delay, duration, fade, scale, defer });
+}
+
+// The deal's flights start once the update that dealt the cards is on the screen.
+// The first drawing of a table is the page's longest frame (about 35 ms with a
+// phone's CPU), and sixteen flights made in it made it longer still: the compositor
+// waited for it and dropped the motion's first frame. Started two frames later (the
+// page's next frame, then the one after it), each at its own time (`wait`), a
+// flight is made in a short frame of its own. A card waits unseen until its flight
+// starts, at the dealer.
+// `wait`: milliseconds more before it starts (a card dealt after others: each is
+// started at its own time, not all together in one long frame). Until it starts
+// it counts as running (record).
+// `hide`: selectors of the elements that wait unseen (the class `undealt`, a live
+// mark: a drawing meanwhile keeps it, and it goes from whatever element the
+// selector finds when the motion starts).
+let waiting = null;
+let pending = 0;
+liveMarks({ classes: ["undealt"] });
+
+function afterDrawing(start, hide = [], wait = 0) {
+  for (const selector of hide) document.querySelector(selector)?.classList.add("undealt");
+  pending++;
+  const now = () => {
+    pending--;
+    for (const selector of hide) document.querySelector(selector)?.classList.remove("undealt");
+    start();
+  };
+  const go = wait > 0 ? () => setTimeout(now, wait) : now;
+  if (!waiting) {
+    waiting = [];
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => {
+        const now = waiting;
+        waiting = null;
+        const t0 = performance.now();
+        for (const f of now) f();
+        cost += performance.now() - t0;
+      }),
+    );
+  }
+  waiting.push(go);
 }
 
 function flush() {
@@ -208,16 +249,19 @@ function flush() {
     const b = centre(f.to);
     // a card from a seat starts as small as the backs held there; from the hand, at the hand's size
     const scale = f.scale ?? Math.max(0.3, Math.min(2, f.from.width / f.to.width || 1));
-    run(
-      f.kind,
-      f.selector,
-      [
-        { translate: `${a.x - b.x}px ${a.y - b.y}px`, scale: String(scale), opacity: f.fade ? 0.35 : 1 },
-        { translate: "0px 0px", scale: "1" }, // the opacity ends where the page has it (a dimmed card stays dim)
-      ],
-      { duration: f.duration, delay: f.delay, easing: EASE_OUT },
-      { flight: true },
-    );
+    const start = (delay) =>
+      run(
+        f.kind,
+        f.selector,
+        [
+          { translate: `${a.x - b.x}px ${a.y - b.y}px`, scale: String(scale), opacity: f.fade ? 0.35 : 1 },
+          { translate: "0px 0px", scale: "1" }, // the opacity ends where the page has it (a dimmed card stays dim)
+        ],
+        { duration: f.duration, delay, easing: EASE_OUT },
+        { flight: true },
+      );
+    if (f.defer) afterDrawing(() => start(0), [f.selector], f.delay);
+    else start(f.delay);
   }
 }
 
@@ -252,7 +296,7 @@ function deal(scene, dealer, second) {
       let i = 0;
       for (const el of hand) {
         if (second && scene?.hand.has(el.dataset.card)) continue;
-        flyFrom("deal", `#hand [data-card="${el.dataset.card}"]`, from, { delay: delay + i * 40, scale: SEAT_SCALE });
+        flyFrom("deal", `#hand [data-card="${el.dataset.card}"]`, from, { delay: delay + i * 40, scale: SEAT_SCALE, defer: true });
         i++;
       }
       continue;
@@ -260,7 +304,7 @@ function deal(scene, dealer, second) {
     const backs = document.querySelectorAll(`#seats [data-seat="${seat}"] .mini-back`);
     const before = second ? (scene?.fans.get(seat) ?? 0) : 0;
     for (let i = before; i < backs.length; i++)
-      flyFrom("deal", `#seats [data-seat="${seat}"] .mini-back:nth-child(${i + 1})`, from, { delay: delay + (i - before) * 40, scale: 1 });
+      flyFrom("deal", `#seats [data-seat="${seat}"] .mini-back:nth-child(${i + 1})`, from, { delay: delay + (i - before) * 40, scale: 1, defer: true });
   }
 }
 
@@ -593,7 +637,8 @@ export function unplay() {
 // For the tests and the bench: the kinds of motion started so far, and how
 // many are running now.
 export function record() {
-  return { played: [...played], running: running.size, cost_ms: cost };
+  // (a motion waiting for the update to be on the screen counts as running)
+  return { played: [...played], running: running.size + pending, cost_ms: cost };
 }
 
 export function install() {
