@@ -24,7 +24,7 @@ from ..game.actions import BID, TRUMP, Action
 from ..game.observation import Observation
 from ..solver import Goal
 from .bidding import calls_by_seat, place_of
-from .contract import simulated_bid, simulated_trump, standing_bid
+from .contract import MakeRate, simulated_bid, simulated_trump, standing_bid
 from .expert_v1 import ExpertV1Bot
 from .expert_v1 import _discard_likelihood as discard_likelihood
 from .heuristic import kinds
@@ -79,6 +79,9 @@ class ExpertBot(ExpertV1Bot):
     auction_rollout = False
     duel_rollout = True
     rollout_margin = ROLLOUT_MARGIN
+    # a contract's worlds valued by the chance of making it at the table, from the solved
+    # margin (``contract.MakeRate``; off: by the solution's made or failed)
+    soft_contract = False
     knobs = (
         "read_auction",
         "read_trump_choice",
@@ -95,6 +98,7 @@ class ExpertBot(ExpertV1Bot):
         "auction_rollout",
         "duel_rollout",
         "rollout_margin",
+        "soft_contract",
     )
 
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
@@ -108,8 +112,9 @@ class ExpertBot(ExpertV1Bot):
             # kernel (the browser), and a short clock has no time for a few: bid and
             # name trumps by the model, as expert-v1.
             return super().decide(obs, rng, budget)
+        rate = MakeRate() if self.soft_contract else None
         if not bidding:
-            return simulated_trump(obs, self.model, rng, worlds)
+            return simulated_trump(obs, self.model, rng, worlds, rate)
         if self.auction_rollout or (self.duel_rollout and obs.rules.auction == "duel"):
             return rollout_bid(
                 obs,
@@ -118,10 +123,11 @@ class ExpertBot(ExpertV1Bot):
                 worlds,
                 self.margin(obs) + self.rollout_margin,
                 weigh_calls=self.read_calls_at_bid,
+                make_rate=rate,
             )
         weight = self.duel_pass_weight if obs.rules.auction == "duel" else 1.0
         return simulated_bid(
-            obs, self.model, rng, worlds, self.margin(obs), weight, self.read_calls_at_bid
+            obs, self.model, rng, worlds, self.margin(obs), weight, self.read_calls_at_bid, rate
         )
 
     def contract_worlds(self, budget: float | None) -> int:

@@ -35,7 +35,7 @@ from ..game.cards import cards_of
 from ..game.engine import AUCTION, OVER, SEVENTH_CARD_INDEX, Deal
 from ..game.observation import Observation
 from .bidding import BiddingModel, place_of
-from .contract import FIRST_BATCH, AuctionWorld, ContractJudge, stake
+from .contract import FIRST_BATCH, AuctionWorld, ContractJudge, MakeRate, stake
 from .heuristic import find, pass_action
 
 
@@ -137,6 +137,7 @@ def rollout_bid(
     worlds: int,
     margin: float,
     weigh_calls: bool = True,
+    make_rate: MakeRate | None = None,
 ) -> Action:
     """Bid the lowest bid allowed when, with the rest of the auction played out in each
     world, that is worth more than passing by ``margin`` game points."""
@@ -147,7 +148,7 @@ def rollout_bid(
         return bids[0]
     lowest = bids[0].value
     assert lowest is not None
-    judge = ContractJudge(obs, model, rng, worlds, weigh_calls)
+    judge = ContractJudge(obs, model, rng, worlds, weigh_calls, make_rate)
     suit, _value = judge.best_suit(lowest)
     rollout = AuctionRollout(obs, model, judge)
     bidding, passing = rollout.values(suit, [bids[0], pass_action(obs)])
