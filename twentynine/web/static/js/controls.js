@@ -172,7 +172,7 @@ export function renderControls(el, promptEl, obs, ui, act, extra = []) {
   }
   // Taking a card back joins the first row (the next trick, or the decision): a row of
   // its own under two others would make the panel taller than the room the table keeps
-  // for it (app.css), and move the felt. Where the game allows it, its place is kept in
+  // for it (hand.css), and move the felt. Where the game allows it, its place is kept in
   // that row through the play, unseen until there is a card to take back: the button
   // beside it does not move when it comes.
   const undoing = game.canUndo && game.hold !== "deal";

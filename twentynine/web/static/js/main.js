@@ -105,7 +105,7 @@ function wireShell() {
   window.matchMedia("(prefers-color-scheme: dark)").addEventListener?.("change", () => redraw());
   // the hand is fitted again whenever its width changes (the window, the side column, the screen)
   new ResizeObserver(() => fitHand($("#hand"))).observe($("#hand"));
-  // the felt's inner height sizes the trick's cards (app.css, .trick)
+  // the felt's inner height sizes the trick's cards (table.css, .trick)
   new ResizeObserver(([entry]) => {
     const felt = entry.target;
     const px = `${Math.round(entry.contentRect.height)}px`;

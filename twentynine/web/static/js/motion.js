@@ -28,7 +28,7 @@ let cost = 0; // milliseconds of script spent here (the bench says how much of a
 // trick's cards (kept, for the sweep) and the seats' plates, the number of backs
 // in each seat's fan. They are read here, in one pass, while the page's layout is
 // still the one on the screen (reading it costs nothing): the plates keep their
-// place through a deal (app.css), so the motions after the render read theirs here
+// place through a deal (plates.css), so the motions after the render read theirs here
 // and do not lay the page out again for them.
 export function capture() {
   if (reducedMotion()) return null;

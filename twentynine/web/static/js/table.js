@@ -272,7 +272,7 @@ function seatPlate(seat, obs, viewer, anchor) {
   const pos = position(seat, anchor);
   const name = playerName(seat, viewer);
   const acting = obs.to_act === seat && game.hold === null && obs.phase !== "over" && !game.forfeit;
-  // Over the plate's top edge, from its corner inwards (app.css), in the order they
+  // Over the plate's top edge, from its corner inwards (plates.css), in the order they
   // come and stay: the dealer's mark for the whole deal, then the auction's last word,
   // whose place the contract takes when the auction ends, then a double, then a pair.
   // One that comes goes beyond the others, and none moves another; one that says
@@ -313,7 +313,7 @@ function seatPlate(seat, obs, viewer, anchor) {
       ),
       turnBadge(seat, viewer, obs.phase, acting),
       h("span", { class: "badges" }, badges),
-      // over the plate's edge, not in its flow (app.css): coming and going, it moves nothing
+      // over the plate's edge, not in its flow (plates.css): coming and going, it moves nothing
       thinking ? h("div", { class: "thinking" }, h("span", {}), h("span", {}), h("span", {}), h("span", { class: "sr-only" }, t("seat.thinking"))) : null,
     ),
     pos === "bottom" && seat === viewer ? null : h("div", { class: "held" }, fan, h("span", { class: "count" }, out ? t("seat.sits_out") : t("seat.cards", { count }))),
@@ -501,7 +501,7 @@ export function renderHand(el, obs, ui) {
       // the name is the button's own words (the face is a picture): nothing to mismatch
       h("span", { class: "sr-only" }, cardName(card) + (reason ? `. ${reason}` : "")),
       cardFace(card),
-      // what a pointer hits: the face under it is restyled for nothing the play changes (app.css)
+      // what a pointer hits: the face under it is restyled for nothing the play changes (hand.css)
       h("span", { class: "pane", "aria-hidden": "true" }),
       h("span", { class: "keyhint", "aria-hidden": "true" }, String(i + 1)),
     );
