@@ -2,7 +2,7 @@
 // Colours come from CSS (currentColor), so the four-colour deck and the dark
 // theme are a matter of CSS variables.
 
-import { s } from "./dom.js";
+import { s, whenIdle } from "./dom.js";
 import { num, t } from "./i18n.js";
 
 export const SUITS = ["S", "H", "D", "C"];
@@ -185,7 +185,7 @@ function faceSymbol(card) {
 // in the middle of a trick (a card not seen before) changed the sprites then, and
 // their first drawing fell in the frames of the card's flight.
 export function drawFacesAhead() {
-  const idle = window.requestIdleCallback ? (fn) => requestIdleCallback(fn, { timeout: 2000 }) : (fn) => setTimeout(fn, 200);
+  const idle = (fn) => whenIdle(fn, 2000);
   const cards = SUITS.flatMap((suit) => RANKS.map((rank) => rank + suit));
   const next = (deadline) => {
     while (cards.length && (!deadline || deadline.timeRemaining() > 2)) faceSymbol(cards.shift());

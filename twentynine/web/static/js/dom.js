@@ -99,6 +99,13 @@ export function patch(el, ...children) {
 const LIVE_CLASSES = new Set();
 const LIVE_STYLES = new Set();
 
+// `fn` once the page is idle (at the latest after `timeout` ms); where the browser
+// has no idle callback, a tenth of that later.
+export function whenIdle(fn, timeout) {
+  if (window.requestIdleCallback) requestIdleCallback(fn, { timeout });
+  else setTimeout(fn, timeout / 10);
+}
+
 export function liveMarks({ classes = [], styles = [] }) {
   for (const c of classes) LIVE_CLASSES.add(c);
   for (const p of styles) LIVE_STYLES.add(p);

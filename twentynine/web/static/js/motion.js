@@ -14,7 +14,7 @@
 // system's preference).
 
 import { cardBack } from "./cards.js";
-import { h, liveMarks } from "./dom.js";
+import { h, liveMarks, whenIdle } from "./dom.js";
 import { reducedMotion } from "./settings.js";
 
 const FLY_MS = 340;
@@ -200,41 +200,34 @@ function flyFrom(kind, selector, from, { delay = 0, duration = FLY_MS, fade = tr
 // The first drawing of a table is the page's longest frame (about 35 ms with a
 // phone's CPU), and sixteen flights made in it made it longer still: the compositor
 // waited for it and dropped the motion's first frame. Started two frames later (the
-// page's next frame, then the one after it), each at its own time (`wait`), a
-// flight is made in a short frame of its own. A card waits unseen until its flight
-// starts, at the dealer.
-// `wait`: milliseconds more before it starts (a card dealt after others: each is
-// started at its own time, not all together in one long frame). Until it starts
-// it counts as running (record).
-// `hide`: selectors of the elements that wait unseen (the class `undealt`, a live
-// mark: a drawing meanwhile keeps it, and it goes from whatever element the
-// selector finds when the motion starts).
-let waiting = null;
+// page's next frame, then the one after it), each `wait` ms after that (its place in
+// the deal), a flight is made in a short frame of its own. Until then the card waits
+// unseen (the class `undealt`, a live mark: a drawing meanwhile keeps it; it goes from
+// whatever element `selector` finds when the flight starts) and counts as running.
+let dealing = null; // the starts waiting for the two frames
 let pending = 0;
 liveMarks({ classes: ["undealt"] });
 
-function afterDrawing(start, hide = [], wait = 0) {
-  for (const selector of hide) document.querySelector(selector)?.classList.add("undealt");
+function dealLater(selector, wait, start) {
+  document.querySelector(selector)?.classList.add("undealt");
   pending++;
+  dealing ??= [];
   const now = () => {
     pending--;
-    for (const selector of hide) document.querySelector(selector)?.classList.remove("undealt");
+    document.querySelector(selector)?.classList.remove("undealt");
+    const t0 = performance.now();
     start();
+    cost += performance.now() - t0;
   };
-  const go = wait > 0 ? () => setTimeout(now, wait) : now;
-  if (!waiting) {
-    waiting = [];
+  dealing.push(wait > 0 ? () => setTimeout(now, wait) : now);
+  if (dealing.length === 1)
     requestAnimationFrame(() =>
       requestAnimationFrame(() => {
-        const now = waiting;
-        waiting = null;
-        const t0 = performance.now();
-        for (const f of now) f();
-        cost += performance.now() - t0;
+        const due = dealing;
+        dealing = null;
+        for (const go of due) go();
       }),
     );
-  }
-  waiting.push(go);
 }
 
 function flush() {
@@ -260,7 +253,7 @@ function flush() {
         { duration: f.duration, delay, easing: EASE_OUT },
         { flight: true },
       );
-    if (f.defer) afterDrawing(() => start(0), [f.selector], f.delay);
+    if (f.defer) dealLater(f.selector, f.delay, () => start(0));
     else start(f.delay);
   }
 }
@@ -397,7 +390,7 @@ function sweepCards(cards, to) {
 // keyframes give it its opacity) where its card stands.
 const copies = new Map(); // card -> { ghost, face, rect }
 let preparing = false;
-const idle = window.requestIdleCallback ? (fn) => requestIdleCallback(fn, { timeout: 500 }) : (fn) => setTimeout(fn, 50);
+const idle = (fn) => whenIdle(fn, 500);
 
 // A copy of the face `face` over the page, at the rectangle `r`.
 function ghostOf(face, r) {

@@ -2,7 +2,7 @@
 // the lines read out to a screen reader and kept in the game's log, and what
 // the server refused, in the page's language.
 
-import { $, h, replace } from "./dom.js";
+import { $, h, replace, whenIdle } from "./dom.js";
 import { has, language, locale, t } from "./i18n.js";
 import { seatName } from "./model.js";
 
@@ -20,7 +20,7 @@ export function toast(text, kind = "info") {
 
 // Read out and kept in the log in idle time: neither is seen on the table, and
 // adding to them at an update restyles the page in the frames its motion wants.
-const idle = window.requestIdleCallback ? (fn) => requestIdleCallback(fn, { timeout: 400 }) : (fn) => setTimeout(fn, 40);
+const idle = (fn) => whenIdle(fn, 400);
 let waiting = [];
 
 export function announce(lines) {

@@ -3,7 +3,7 @@
 // in controls.js; this module only shows what the observation says.
 
 import { cardBack, cardFace, pointsOf, RANKS, suitIcon, suitTitle } from "./cards.js";
-import { h, patch, patchElement, replace, s, setClasses } from "./dom.js";
+import { h, patch, patchElement, replace, s, setClasses, whenIdle } from "./dom.js";
 import { num, t } from "./i18n.js";
 import {
   chip,
@@ -536,7 +536,7 @@ export function layOutTable(hand) {
 // the move is drawn: its width read at the update (before the motion's own reading)
 // laid the whole page out an extra time at every card played, in the frames a
 // motion wants on time.
-const idle = window.requestIdleCallback ? (fn) => requestIdleCallback(fn, { timeout: 600 }) : (fn) => setTimeout(fn, 60);
+const idle = (fn) => whenIdle(fn, 600);
 let stripSoon = null;
 
 function scrollSoon(strip) {
