@@ -149,6 +149,7 @@ class ContractJudge:
         worlds: int,
         weigh_calls: bool = True,
         make_rate: MakeRate | None = None,
+        pool: int = 1,
     ) -> None:
         assert obs.seat is not None
         self.obs = obs
@@ -158,16 +159,30 @@ class ContractJudge:
         self.worlds: list[AuctionWorld] = []
         self.weights: list[float] = []
         calls = calls_by_seat(obs) if weigh_calls else {}
-        for _ in range(worlds):
-            world = auction_world(obs, rng)
+        calls.pop(obs.seat, None)
+        places = {seat: place_of(obs, seat) for seat in calls}
+
+        def likelihood(world: AuctionWorld) -> float:
             w = 1.0
             for seat, call in calls.items():
-                if seat != obs.seat:
-                    w *= model.auction_likelihood(
-                        world.first[seat], call, obs.rules, place_of(obs, seat)
-                    )
-            self.worlds.append(world)
-            self.weights.append(w)
+                w *= model.auction_likelihood(world.first[seat], call, obs.rules, places[seat])
+            return w
+
+        # With others' calls to weigh, each of the ``worlds`` solved is drawn from
+        # ``pool`` dealt ones in proportion to their likelihood and carries their mean
+        # (importance resampling): the worlds solved follow the calls instead of half
+        # of them counting for little, and the mean stays unbiased.
+        draws = pool if calls else 1
+        for _ in range(worlds):
+            dealt = [auction_world(obs, rng) for _ in range(draws)]
+            weights = [likelihood(world) for world in dealt]
+            total = sum(weights)
+            if draws == 1 or total <= 0:
+                chosen = 0
+            else:
+                chosen = rng.choices(range(draws), weights)[0]
+            self.worlds.append(dealt[chosen])
+            self.weights.append(total / draws)
         self._cache: dict[tuple[int, int, int, int], float] = {}
 
     # -- one solve ---------------------------------------------------------------------
@@ -250,6 +265,7 @@ def simulated_bid(
     pass_weight: float = 1.0,
     weigh_calls: bool = True,
     make_rate: MakeRate | None = None,
+    pool: int = 1,
 ) -> Action:
     """Bid the lowest bid allowed when that is worth more than passing, by ``margin``.
 
@@ -258,7 +274,8 @@ def simulated_bid(
     the auction goes on without the seat (the duel, where others still
     challenge the holder). ``weigh_calls``: the worlds weighed by the others'
     calls so far (off: every world as likely); ``make_rate``: worlds valued by the
-    chance of making at the table rather than by the solution's made or failed."""
+    chance of making at the table rather than by the solution's made or failed; ``pool``:
+    dealt worlds per world solved (``ContractJudge``)."""
     seat = obs.seat
     assert seat is not None
     bids = sorted((a for a in obs.legal if a.kind == BID), key=lambda a: a.value or 0)
@@ -266,7 +283,7 @@ def simulated_bid(
         return pass_action(obs)
     lowest = bids[0].value
     assert lowest is not None
-    judge = ContractJudge(obs, model, rng, worlds, weigh_calls, make_rate)
+    judge = ContractJudge(obs, model, rng, worlds, weigh_calls, make_rate, pool)
     _suit, value = judge.best_suit(lowest)
     bidding = stake(obs, lowest) * value
     holder, standing = standing_bid(obs)
@@ -295,10 +312,11 @@ def simulated_trump(
     rng: random.Random,
     worlds: int,
     make_rate: MakeRate | None = None,
+    pool: int = 1,
 ) -> Action:
     """Name the suit (or call the seventh card) that makes the contract most often."""
     assert obs.bid is not None
-    judge = ContractJudge(obs, model, rng, worlds, make_rate=make_rate)
+    judge = ContractJudge(obs, model, rng, worlds, make_rate=make_rate, pool=pool)
     suit, value = judge.best_suit(obs.bid)
     seventh = find(obs, SEVENTH)
     if seventh is not None and judge.seventh_value(obs.bid) > value:

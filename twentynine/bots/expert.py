@@ -82,6 +82,11 @@ class ExpertBot(ExpertV1Bot):
     # a contract's worlds valued by the chance of making it at the table, from the solved
     # margin (``contract.MakeRate``; off: by the solution's made or failed)
     soft_contract = False
+    # worlds dealt for each one solved in a contract decision, drawn by how well they
+    # explain the others' calls (1: every world dealt is solved and weighed)
+    auction_pool = 1
+    # the same in play: worlds sampled for each one solved, drawn by their weight
+    play_pool = 1
     knobs = (
         "read_auction",
         "read_trump_choice",
@@ -99,6 +104,8 @@ class ExpertBot(ExpertV1Bot):
         "duel_rollout",
         "rollout_margin",
         "soft_contract",
+        "auction_pool",
+        "play_pool",
     )
 
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
@@ -113,8 +120,9 @@ class ExpertBot(ExpertV1Bot):
             # name trumps by the model, as expert-v1.
             return super().decide(obs, rng, budget)
         rate = MakeRate() if self.soft_contract else None
+        pool = self.auction_pool
         if not bidding:
-            return simulated_trump(obs, self.model, rng, worlds, rate)
+            return simulated_trump(obs, self.model, rng, worlds, rate, pool)
         if self.auction_rollout or (self.duel_rollout and obs.rules.auction == "duel"):
             return rollout_bid(
                 obs,
@@ -124,11 +132,12 @@ class ExpertBot(ExpertV1Bot):
                 self.margin(obs) + self.rollout_margin,
                 weigh_calls=self.read_calls_at_bid,
                 make_rate=rate,
+                pool=pool,
             )
         weight = self.duel_pass_weight if obs.rules.auction == "duel" else 1.0
-        return simulated_bid(
-            obs, self.model, rng, worlds, self.margin(obs), weight, self.read_calls_at_bid, rate
-        )
+        margin = self.margin(obs)
+        calls = self.read_calls_at_bid
+        return simulated_bid(obs, self.model, rng, worlds, margin, weight, calls, rate, pool)
 
     def contract_worlds(self, budget: float | None) -> int:
         """Worlds for a bid or the trump in ``budget`` seconds: all ``auction_worlds``

@@ -138,6 +138,7 @@ def rollout_bid(
     margin: float,
     weigh_calls: bool = True,
     make_rate: MakeRate | None = None,
+    pool: int = 1,
 ) -> Action:
     """Bid the lowest bid allowed when, with the rest of the auction played out in each
     world, that is worth more than passing by ``margin`` game points."""
@@ -148,7 +149,7 @@ def rollout_bid(
         return bids[0]
     lowest = bids[0].value
     assert lowest is not None
-    judge = ContractJudge(obs, model, rng, worlds, weigh_calls, make_rate)
+    judge = ContractJudge(obs, model, rng, worlds, weigh_calls, make_rate, pool)
     suit, _value = judge.best_suit(lowest)
     rollout = AuctionRollout(obs, model, judge)
     bidding, passing = rollout.values(suit, [bids[0], pass_action(obs)])

@@ -64,6 +64,7 @@ class StrongBot(Bot):
     # The most nodes a decision searches with the plain-Python kernel (None: no
     # limit, as with the compiled kernel: the baseline of the browser's figures).
     pure_node_limit: int | None = PURE_NODE_LIMIT
+    play_pool = 1  # worlds sampled for each one solved (``draw``)
 
     def __init__(self, seed: int = 0, budget: float | None = None, style: Style | None = None):
         super().__init__(seed, budget if budget is not None else self.default_budget, style)
@@ -100,6 +101,25 @@ class StrongBot(Bot):
     def weight(self, obs: Observation, know: Knowledge, world: World) -> float:
         return 1.0
 
+    def draw(self, obs: Observation, know: Knowledge, rng: random.Random) -> tuple[World, float]:
+        """A world to solve and its weight. With a ``play_pool`` of n, n worlds are
+        sampled, one is taken in proportion to their weights and carries their mean
+        (importance resampling: the solved worlds follow the weights, the mean stays
+        unbiased); with 1, the world sampled and its own weight."""
+        world = self.sample(obs, know, rng)
+        w = self.weight(obs, know, world)
+        if self.play_pool <= 1:
+            return world, w
+        dealt, weights = [world], [w]
+        for _ in range(self.play_pool - 1):
+            other = self.sample(obs, know, rng)
+            dealt.append(other)
+            weights.append(self.weight(obs, know, other))
+        total = sum(weights)
+        if total <= 0:
+            return world, 0.0
+        return dealt[rng.choices(range(len(dealt)), weights)[0]], total / len(dealt)
+
     def knowledge(self, obs: Observation, rng: random.Random) -> Knowledge:
         return analyse(obs)
 
@@ -127,11 +147,10 @@ class StrongBot(Bot):
             ):
                 break
             try:
-                world = self.sample(obs, know, rng)
+                world, w = self.draw(obs, know, rng)
             except Impossible:
                 break
             worlds += 1
-            w = self.weight(obs, know, world)
             if w <= 0:
                 continue
             try:
