@@ -1,0 +1,72 @@
+"""``bench contracts --run DIR``: an arena run's contracts scored by their solution
+beside what was played, the difference being the play's share."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from twentynine.benchmarks import contracts
+from twentynine.cli.main import main
+from twentynine.services.arena_folder import FolderError
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("arena") / "run"
+    args = ["arena", "casual", "novice", "--deals", "6", "--seed", "3", "--quiet", "--out"]
+    assert main([*args, str(out)]) == 0
+    return out
+
+
+def figure(text: str, label: str) -> float:
+    m = re.search(re.escape(label) + r"\s+(?:A minus B )?([+-]\d+\.\d+)", text)
+    assert m, text
+    return float(m.group(1))
+
+
+def test_the_played_half_is_the_arenas_figure_and_the_halves_add_up(run, capsys):
+    assert contracts.main(["--run", str(run)]) == 0
+    text = capsys.readouterr().out
+    summary = json.loads((run / "summary.json").read_text())
+    played = figure(text, "as played:")
+    solved = figure(text, "by the solution:")
+    rest = figure(text, "played minus solved:")
+    assert played == pytest.approx(summary["mean"], abs=0.0006)
+    assert played == pytest.approx(solved + rest, abs=0.0011)
+    assert "A casual: held" in text and "B novice: held" in text
+
+
+def test_every_finished_contract_is_solved_and_signed_by_its_holder(run):
+    ident, boards = contracts.read_run(run)
+    assert (ident["a"], ident["b"]) == ("casual", "novice")
+    assert [b.deal for b in boards] == list(range(6))
+    held = 0
+    for board in boards:
+        signed = sum(c.solved * c.stake * (1 if c.side == "A" else -1) for c in board.contracts)
+        assert board.solved == signed / 2
+        for c in board.contracts:
+            assert c.solved in (-1, 0, 1) and c.played in (-1, 0, 1) and c.stake == 1
+            held += 1
+    assert held == 12  # pagat: every deal is played, twice
+
+
+def test_a_folder_that_is_not_a_run_is_refused_with_a_reason(tmp_path, run, capsys):
+    with pytest.raises(SystemExit):
+        contracts.main(["--run", str(tmp_path)])
+    assert "is not an arena run" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        contracts.main(["casual", "novice", "--run", str(run)])
+    assert "name no bot with it" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        contracts.main(["casual"])
+    assert "name the two bots" in capsys.readouterr().err
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for name in ("run.json", "boards.jsonl"):
+        (broken / name).write_text((run / name).read_text())
+    (broken / "games").mkdir()
+    with pytest.raises(FolderError, match=r"deal00000-A-NS\.json: not a game record"):
+        contracts.read_run(broken)
