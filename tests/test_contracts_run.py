@@ -40,7 +40,7 @@ def test_the_played_half_is_the_arenas_figure_and_the_halves_add_up(run, capsys)
 
 
 def test_every_finished_contract_is_solved_and_signed_by_its_holder(run):
-    ident, boards = contracts.read_run(run)
+    ident, boards, _ = contracts.read_run(run)
     assert (ident["a"], ident["b"]) == ("casual", "novice")
     assert [b.deal for b in boards] == list(range(6))
     held = 0
@@ -70,3 +70,59 @@ def test_a_folder_that_is_not_a_run_is_refused_with_a_reason(tmp_path, run, caps
     (broken / "games").mkdir()
     with pytest.raises(FolderError, match=r"deal00000-A-NS\.json: not a game record"):
         contracts.read_run(broken)
+
+
+@pytest.fixture(scope="module")
+def bhoos_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("arena") / "bhoos"
+    args = ["arena", "casual", "novice", "--deals", "4", "--seed", "5", "--profile", "bhoos"]
+    assert main([*args, "--quiet", "--out", str(out)]) == 0
+    return out
+
+
+def test_no_move_betters_the_movers_solved_result_and_the_changes_add_up(bhoos_run):
+    """With every hand known a side can only keep or lose its solved result by its own
+    move; from the solution at the first lead, the give-aways of both sides lead to
+    the result at the table (bhoos: no pair window in between)."""
+    from twentynine.benchmarks.played import RESULTS, _solved_now
+    from twentynine.game.actions import PLAY, REVEAL, Action
+    from twentynine.game.engine import PLAYING, Deal
+    from twentynine.game.record import parse_hands
+
+    checked = 0
+    for path in sorted((bhoos_run / "games").glob("*.json")):
+        record = json.loads(path.read_text())["deals"][0]
+        deal = Deal(contracts.PROFILES["bhoos"], record["dealer"], parse_hands(record["hands"], 0))
+        start = None
+        for raw in record["actions"]:
+            action = Action.from_json(raw)
+            if action.kind not in (PLAY, REVEAL) or deal.phase != PLAYING:
+                deal.apply(action)
+                continue
+            before = _solved_now(deal)
+            assert before is not None
+            start = before if start is None else start
+            deal.apply(action)
+            after = _solved_now(deal)
+            assert after is not None
+            sign = 1 if action.seat & 1 == deal.bidder & 1 else -1
+            assert sign * (after - before) <= 0, (path.name, raw)
+            checked += 1
+        if start is not None:
+            assert _solved_now(deal) == RESULTS.get(deal.result, 0)
+    assert checked > 100
+
+
+def test_the_moves_table_counts_giveaways_within_their_chances(bhoos_run, capsys):
+    _, _, moves = contracts.read_run(bhoos_run, moves=True)
+    assert moves is not None
+    assert sum(moves.chances.values()) > 50
+    for key, lost in moves.lost.items():
+        assert lost <= moves.chances[key]
+    assert {k[0] for k in moves.chances} == {"A", "B"}
+    assert contracts.main(["--run", str(bhoos_run), "--moves"]) == 0
+    text = capsys.readouterr().out
+    assert "give-aways" in text and "A declaring" in text and "B defending" in text
+    with pytest.raises(SystemExit):
+        contracts.main(["casual", "novice", "--moves"])
+    assert "--moves goes with --run" in capsys.readouterr().err
