@@ -35,9 +35,9 @@ from twentynine.services.analysis import (
     bidding_table,
     value_choices,
 )
-from twentynine.services.analysis.singlehand import SinglePosition, SingleSolver
 from twentynine.solver import Goal, Move, Outcome, Position, Solver
 from twentynine.solver.brute import brute_move_values
+from twentynine.solver.single import SinglePosition, SingleSolver
 
 OUTCOME = {Outcome.REACHED: "made", Outcome.CANCELLED: "cancelled", Outcome.MISSED: "failed"}
 

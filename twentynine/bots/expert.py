@@ -20,17 +20,18 @@ from __future__ import annotations
 
 import random
 
-from ..game.actions import BID, TRUMP, Action
+from ..game.actions import BID, PLAY, SINGLE, TRUMP, Action
 from ..game.observation import Observation
 from ..solver import Goal
 from .bidding import calls_by_seat, place_of
 from .contract import MakeRate, simulated_bid, simulated_trump, standing_bid
 from .expert_v1 import ExpertV1Bot
 from .expert_v1 import _discard_likelihood as discard_likelihood
-from .heuristic import kinds
+from .heuristic import kinds, pass_action
 from .knowledge import Knowledge, analyse
 from .rollout import rollout_bid
-from .sampling import World
+from .sampling import Impossible, World
+from .single import Worlds, single_card_values, single_offer
 from .solving import position_of, solver
 
 AUCTION_WORLDS = 40  # whole deals solved per bid or trump decision
@@ -54,6 +55,10 @@ EXACT_FROM = 3  # the trick (1-based) from which play is also valued in card poi
 # ``MIN_AUCTION_WORLDS`` the fitted model decides, as for ``expert-v1``, so a short clock
 # is never run out by a bid.
 MIN_AUCTION_WORLDS = 8
+SINGLE_WORLDS = 32  # worlds solved to offer or play a single hand
+# How much more than passing a single hand must be worth, in game points: its stake is
+# several game points, and a sweep that fails in one world of 32 fails at the table.
+SINGLE_MARGIN = 0.25
 
 
 class ExpertBot(ExpertV1Bot):
@@ -87,6 +92,10 @@ class ExpertBot(ExpertV1Bot):
     auction_pool = 1
     # the same in play: worlds sampled for each one solved, drawn by their weight
     play_pool = 1
+    # the single hand offered and played by solving sampled worlds (``bots/single.py``;
+    # off: declared only when it cannot lose, and played by the casual player's rules)
+    simulate_single = True
+    single_margin = SINGLE_MARGIN
     knobs = (
         "read_auction",
         "read_trump_choice",
@@ -106,10 +115,21 @@ class ExpertBot(ExpertV1Bot):
         "soft_contract",
         "auction_pool",
         "play_pool",
+        "simulate_single",
+        "single_margin",
     )
 
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
         k = kinds(obs)
+        single = SINGLE in k or (obs.single is not None and PLAY in k)
+        if single and self.simulate_single and solver().compiled:
+            # Without the compiled kernel (the browser) a contract from the first lead
+            # takes too long per world: the rule-based single hand of the other levels.
+            sampled = self.single_worlds(obs, rng)
+            if sampled:
+                if SINGLE in k:
+                    return single_offer(obs, sampled, self.single_margin, pass_action(obs))
+                return self.choose(obs, single_card_values(obs, sampled), rng)
         bidding = BID in k and obs.phase == "auction"
         if not bidding and TRUMP not in k:
             return super().decide(obs, rng, budget)
@@ -138,6 +158,19 @@ class ExpertBot(ExpertV1Bot):
         margin = self.margin(obs)
         calls = self.read_calls_at_bid
         return simulated_bid(obs, self.model, rng, worlds, margin, weight, calls, rate, pool)
+
+    def single_worlds(self, obs: Observation, rng: random.Random) -> Worlds:
+        """Weighed worlds for a single-hand decision (none when no world fits)."""
+        know = self.knowledge(obs, rng)
+        out: Worlds = []
+        for _ in range(SINGLE_WORLDS):
+            try:
+                out.append(self.draw(obs, know, rng))
+            except Impossible:
+                break
+        if out and sum(w for _, w in out) <= 0:
+            out = [(world, 1.0) for world, _ in out]  # nothing explains better: all alike
+        return out
 
     def contract_worlds(self, budget: float | None) -> int:
         """Worlds for a bid or the trump in ``budget`` seconds: all ``auction_worlds``

@@ -33,7 +33,7 @@ from ...game.engine import (
     raised_target,
 )
 from ...solver import Goal, Move, Outcome, Position, Solver
-from .singlehand import SinglePosition, SingleSolver
+from ...solver.single import SinglePosition, SingleSolver
 
 MADE = "made"
 FAILED = "failed"

@@ -42,9 +42,9 @@ from ...game.actions import (
 from ...game.engine import MULTIPLIER, partner_of
 from ...game.observation import Observation
 from ...solver import Goal, Move, Position, Solver
+from ...solver.single import SinglePosition, SingleSolver
 from .auction import model_values
 from .choices import ChoiceValue, SeatView, stake_of
-from .singlehand import SinglePosition, SingleSolver
 
 DEFAULT_WORLDS = 16
 # Solver nodes one decision may spend on sampled worlds, beyond the least number

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...game.cards import POINTS, SUIT_MASK
+from ..game.cards import POINTS, SUIT_MASK
 
 TRICKS = 8
 Hands = tuple[int, int, int]  # the declarer's, then the two opponents' in playing order
@@ -173,6 +173,63 @@ class SingleSolver:
         if self.last_trick_point and done + 1 == TRICKS:
             gained += 1
         return nh, (), done + 1, gained, False
+
+
+def after(pos: SinglePosition, card: int) -> SinglePosition | None:
+    """The position once the seat to move plays ``card`` (None: that card ended the
+    trick with the declarer beaten, which ends the single hand)."""
+    mover = len(pos.trick)
+    hands = list(pos.hands)
+    hands[mover] &= ~(1 << card)
+    trick = (*pos.trick, card)
+    new: Hands = (hands[0], hands[1], hands[2])
+    if len(trick) < 3:
+        return SinglePosition(new, trick, pos.tricks_played)
+    if _winner(trick) != 0:
+        return None
+    return SinglePosition(new, (), pos.tricks_played + 1)
+
+
+def sweeps_by_guards(pos: SinglePosition) -> bool:
+    """Whether the declarer wins every trick left against opponents who keep their guards.
+
+    A quick test, not the search: each opponent is assumed never to part with a card
+    it could later beat the declarer with except to follow suit, following with its
+    lowest card of the suit led and keeping its highest. Then the suits are separate,
+    and the declarer's best order in each is from the top down: its k-th lead of a suit
+    (from 0) is beaten exactly when an opponent held more than k cards of it, the
+    highest above the card led. The test finishes the trick on the table that way too
+    (an opponent to play beats the lead if it can, else follows low). A position this
+    test sweeps is swept against any defence (``sweeps`` agrees); one it does not may
+    still be, when an opponent must throw a guard for want of other cards (a squeeze),
+    which only the search sees.
+    """
+    hands = list(pos.hands)
+    trick = pos.trick
+    if trick:
+        lead = trick[0]
+        suit = SUIT_MASK[lead >> 3]
+        if any(c > lead for c in trick[1:] if c >> 3 == lead >> 3):
+            return False
+        for mover in range(len(trick), 3):
+            follow = hands[mover] & suit
+            if follow >> (lead + 1) << (lead + 1):  # a card of the suit above the lead
+                return False
+            if follow:
+                hands[mover] &= ~(follow & -follow)  # its lowest of the suit
+    declarer = hands[0]
+    for suit in range(4):
+        mine = declarer & SUIT_MASK[suit]
+        guards = [hands[i] & SUIT_MASK[suit] for i in (1, 2)]
+        k = 0
+        while mine:
+            card = mine.bit_length() - 1  # the highest left
+            for held in guards:
+                if held.bit_count() > k and held.bit_length() - 1 > card:
+                    return False
+            mine &= ~(1 << card)
+            k += 1
+    return True
 
 
 def _cards(mask: int) -> list[int]:
