@@ -169,3 +169,54 @@ def test_the_guard_test_agrees_with_the_search_on_most_random_hands() -> None:
         agree += quick == exact
         swept += exact
     assert swept >= 10 and agree >= 0.95 * 150, (swept, agree)
+
+
+def _twin(deal: Deal, seat: int, rng: random.Random) -> Deal | None:
+    """The same deal with one card of a suit exchanged between two other seats that
+    both still hold the suit (in the same batch): ``seat`` sees no difference."""
+    others = [s for s in range(4) if s != seat]
+    for _ in range(60):
+        a, b = rng.sample(others, 2)
+        suit = rng.randrange(4)
+        ca = [c for c in deal.hands[a] if c >> 3 == suit and deal.held[a] >> c & 1]
+        cb = [c for c in deal.hands[b] if c >> 3 == suit and deal.held[b] >> c & 1]
+        if not ca or not cb:
+            continue
+        x, y = rng.choice(ca), rng.choice(cb)
+        hands = [list(h) for h in deal.hands]
+        ia, ib = hands[a].index(x), hands[b].index(y)
+        if (ia < 4) != (ib < 4):
+            continue
+        hands[a][ia], hands[b][ib] = y, x
+        twin = Deal(deal.rules, deal.dealer, hands)
+        for action in deal.log:
+            twin.apply(action)
+        return twin
+    return None
+
+
+def test_the_single_hand_decisions_see_only_the_observation() -> None:
+    """The offer and the cards of a single hand come out the same in two deals the
+    seat cannot tell apart."""
+    rng = random.Random(6)
+    checked = 0
+    for seed, hand in ((1, SWEEPS), (2, HOPELESS), (3, SWEEPS), (4, "JH 9H TH KH QH 8H 7H 7S")):
+        deal = deal_with(hand, 1, seed)
+        stops = [0, 2, 5, 9]
+        played = 0
+        while deal.phase != OVER and stops:
+            seat = deal.to_act
+            if played == stops[0]:
+                stops.pop(0)
+                twin = _twin(deal, seat, rng)
+                if twin is not None:
+                    obs, twin_obs = observe_deal(deal, seat), observe_deal(twin, seat)
+                    assert obs == twin_obs and twin.held != deal.held
+                    assert expert(seed=7).act(obs) == expert(seed=7).act(twin_obs)
+                    checked += 1
+            action = expert(seed=seat).act(observe_deal(deal, seat))
+            if deal.phase == "single" and seat == 1 and action.kind != SINGLE:
+                action = next(a for a in deal.legal_actions() if a.kind == SINGLE)
+            deal.apply(action)
+            played += 1
+    assert checked >= 8
