@@ -21,13 +21,21 @@ plays, in playing order, so its first batch is what it plays in tricks 1-4).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from twentynine.benchmarks.localhost import free_port, stop
 from twentynine.game.actions import FLAG_KINDS, Action
-from twentynine.game.cards import card_text, parse_card, parse_cards, parse_suit
+from twentynine.game.cards import (
+    SUIT_MASK,
+    card_text,
+    cards_of,
+    parse_card,
+    parse_cards,
+    parse_suit,
+)
 from twentynine.game.engine import PAIR_WINDOW, Deal, Match
 from twentynine.game.rules import Rules, resolve
 
@@ -369,3 +377,30 @@ def bot_serve(level: str = "casual", seconds: float = 60) -> Iterator[str]:
         stop(proc)
         if proc.stderr is not None:
             proc.stderr.close()
+
+
+def swap_hidden_cards(deal: Deal, seat: int, rng: random.Random) -> list[list[int]] | None:
+    """Hands of another deal that ``seat`` cannot tell apart from ``deal``.
+
+    Cards of one suit still held by two other seats are exchanged; both seats
+    hold that suit, so every play so far stays legal and nothing the seat saw
+    changes. Returns None if no such exchange exists.
+    """
+    others = [s for s in range(4) if s != seat]
+    for _ in range(50):
+        a, b = rng.sample(others, 2)
+        suit = rng.randrange(4)
+        ca = cards_of(deal.held[a] & SUIT_MASK[suit])
+        cb = cards_of(deal.held[b] & SUIT_MASK[suit])
+        if not ca or not cb:
+            continue
+        x, y = rng.choice(ca), rng.choice(cb)
+        hands = [list(h) for h in deal.hands]
+        ia, ib = hands[a].index(x), hands[b].index(y)
+        # Keep the batches: the exchanged cards must both be from the second batch
+        # or both from the first, so that the auction saw the same hands.
+        if (ia < 4) != (ib < 4):
+            continue
+        hands[a][ia], hands[b][ib] = y, x
+        return hands
+    return None

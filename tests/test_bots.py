@@ -5,13 +5,14 @@ from __future__ import annotations
 import random
 
 import pytest
+from helpers import swap_hidden_cards
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from twentynine.bots import BASELINES, LEVELS, make_bot
 from twentynine.bots.heuristic import certain_single_hand
 from twentynine.game.actions import Action
-from twentynine.game.cards import SUIT_MASK, cards_of, parse_card, parse_cards
+from twentynine.game.cards import parse_card, parse_cards
 from twentynine.game.dealing import deal_hands
 from twentynine.game.engine import OVER, Deal
 from twentynine.game.observation import observe_deal
@@ -86,33 +87,6 @@ def test_same_seed_same_observation_same_action(level):
         assert deterministic(level, 11, 0.02).act(obs) == a
 
 
-def _swap_hidden_cards(deal: Deal, seat: int, rng: random.Random) -> list[list[int]] | None:
-    """Hands of another deal that ``seat`` cannot tell apart from ``deal``.
-
-    Cards of one suit still held by two other seats are exchanged; both seats
-    hold that suit, so every play so far stays legal and nothing the seat saw
-    changes. Returns None if no such exchange exists.
-    """
-    others = [s for s in range(4) if s != seat]
-    for _ in range(50):
-        a, b = rng.sample(others, 2)
-        suit = rng.randrange(4)
-        ca = cards_of(deal.held[a] & SUIT_MASK[suit])
-        cb = cards_of(deal.held[b] & SUIT_MASK[suit])
-        if not ca or not cb:
-            continue
-        x, y = rng.choice(ca), rng.choice(cb)
-        hands = [list(h) for h in deal.hands]
-        ia, ib = hands[a].index(x), hands[b].index(y)
-        # Keep the batches: the exchanged cards must both be from the second batch
-        # or both from the first, so that the auction saw the same hands.
-        if (ia < 4) != (ib < 4):
-            continue
-        hands[a][ia], hands[b][ib] = y, x
-        return hands
-    return None
-
-
 @pytest.mark.parametrize("level", [*FAST_LEVELS, "strong", "expert"])
 @pytest.mark.parametrize("profile", ["pagat", "bhoos", "modern"])
 def test_bot_is_honest_hidden_cards_do_not_change_its_action(level, profile):
@@ -131,7 +105,7 @@ def test_bot_is_honest_hidden_cards_do_not_change_its_action(level, profile):
         if deal.phase == OVER or deal.phase == "pair":
             continue
         seat = deal.to_act
-        hands = _swap_hidden_cards(deal, seat, rng)
+        hands = swap_hidden_cards(deal, seat, rng)
         if hands is None:
             continue
         twin = Deal(rules, deal.dealer, hands)

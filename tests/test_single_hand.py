@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from helpers import swap_hidden_cards
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -172,27 +173,14 @@ def test_the_guard_test_agrees_with_the_search_on_most_random_hands() -> None:
 
 
 def _twin(deal: Deal, seat: int, rng: random.Random) -> Deal | None:
-    """The same deal with one card of a suit exchanged between two other seats that
-    both still hold the suit (in the same batch): ``seat`` sees no difference."""
-    others = [s for s in range(4) if s != seat]
-    for _ in range(60):
-        a, b = rng.sample(others, 2)
-        suit = rng.randrange(4)
-        ca = [c for c in deal.hands[a] if c >> 3 == suit and deal.held[a] >> c & 1]
-        cb = [c for c in deal.hands[b] if c >> 3 == suit and deal.held[b] >> c & 1]
-        if not ca or not cb:
-            continue
-        x, y = rng.choice(ca), rng.choice(cb)
-        hands = [list(h) for h in deal.hands]
-        ia, ib = hands[a].index(x), hands[b].index(y)
-        if (ia < 4) != (ib < 4):
-            continue
-        hands[a][ia], hands[b][ib] = y, x
-        twin = Deal(deal.rules, deal.dealer, hands)
-        for action in deal.log:
-            twin.apply(action)
-        return twin
-    return None
+    """A deal ``seat`` cannot tell from ``deal``: hidden cards exchanged."""
+    hands = swap_hidden_cards(deal, seat, rng)
+    if hands is None:
+        return None
+    twin = Deal(deal.rules, deal.dealer, hands)
+    for action in deal.log:
+        twin.apply(action)
+    return twin
 
 
 def test_the_single_hand_decisions_see_only_the_observation() -> None:

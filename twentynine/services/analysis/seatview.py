@@ -29,6 +29,7 @@ from ...bots.expert import ExpertBot
 from ...bots.sampling import Impossible, World
 from ...bots.search import goal_of, position_of
 from ...bots.search import solver as shared_solver
+from ...bots.single import single_now, single_start
 from ...game.actions import (
     DOUBLE,
     PAIR,
@@ -39,10 +40,10 @@ from ...game.actions import (
     SINGLE,
     Action,
 )
-from ...game.engine import MULTIPLIER, partner_of
+from ...game.engine import MULTIPLIER
 from ...game.observation import Observation
 from ...solver import Goal, Move, Position, Solver
-from ...solver.single import SinglePosition, SingleSolver
+from ...solver.single import SingleSolver
 from .auction import model_values
 from .choices import ChoiceValue, SeatView, stake_of
 
@@ -279,20 +280,20 @@ class _Sampler:
         out: dict[Action, int] = {}
         for a in obs.legal:
             if a.kind == SINGLE:
-                made = SingleSolver().sweeps(_single_start(obs, world, obs.seat))
+                made = SingleSolver().sweeps(single_start(obs.rules, world, obs.seat))
                 out[a] = 1 if made else -1
             else:
                 out[a] = self._start_outcomes(world)[a]
         return out
 
     def _single_outcomes(self, world: World) -> dict[Action, int]:
-        sweeps = SingleSolver().move_sweeps(_single_now(self.obs, world))
+        sweeps = SingleSolver().move_sweeps(single_now(self.obs, world))
         return {a: 1 if sweeps[a.value] else -1 for a in self.obs.legal if a.value is not None}
 
     def _single_points(self, world: World) -> dict[Action, int]:
         obs = self.obs
         assert obs.single is not None
-        points = SingleSolver(obs.rules.last_trick_point).move_points(_single_now(obs, world))
+        points = SingleSolver(obs.rules.last_trick_point).move_points(single_now(obs, world))
         already = obs.points[obs.single & 1]
         return {a: already + points[a.value] for a in obs.legal if a.value is not None}
 
@@ -302,26 +303,3 @@ def _doubling_after(obs: Observation, action: Action) -> str | None:
     if action.kind in (DOUBLE, REDOUBLE, SET):
         return action.kind
     return {1: None, 2: DOUBLE, 4: REDOUBLE, 6: SET}[obs.doubling]
-
-
-def _single_order(obs: Observation, declarer: int) -> tuple[int, int, int]:
-    first = obs.rules.next_seat(declarer)
-    second = obs.rules.next_seat(first)
-    if second == partner_of(declarer):
-        second = obs.rules.next_seat(second)
-    return declarer, first, second
-
-
-def _single_start(obs: Observation, world: World, declarer: int) -> SinglePosition:
-    a, b, c = _single_order(obs, declarer)
-    return SinglePosition((world.hands[a], world.hands[b], world.hands[c]))
-
-
-def _single_now(obs: Observation, world: World) -> SinglePosition:
-    assert obs.single is not None
-    a, b, c = _single_order(obs, obs.single)
-    return SinglePosition(
-        (world.hands[a], world.hands[b], world.hands[c]),
-        tuple(card for _, card in obs.trick),
-        len(obs.tricks),
-    )
