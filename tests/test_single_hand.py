@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from twentynine.bots import make_bot
 from twentynine.bots.expert import ExpertBot
-from twentynine.bots.sampling import World
 from twentynine.bots.single import offer_values, single_order
 from twentynine.bots.solving import use_solver
 from twentynine.game.actions import PASS, SINGLE, Action
@@ -120,7 +119,6 @@ def test_the_seats_of_a_single_hand_in_playing_order() -> None:
     assert single_order(RULES, 1) == (1, 2, 0)  # pagat plays clockwise: West, North, South
     anti = resolve("bhoos", {"single_hand": 3})
     assert single_order(anti, 1) == (1, 0, 2)
-    assert isinstance(World((0, 0, 0, 0), None), World)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..bots.contract import contract_goal, opening_position
-from ..game.actions import PLAY, REVEAL, Action
+from ..game.actions import PLAY, REVEAL
 from ..game.cards import mask_of
 from ..game.engine import MULTIPLIER, OVER, PLAYING, Deal, contract_stake
-from ..game.record import RecordError, parse_hands, replay_record
+from ..game.record import RecordError, replay_record
 from ..game.rules import RulesError, from_json
 from ..services.analysis.allhands import contract_goal as goal_in_play
 from ..services.analysis.allhands import play_position
@@ -75,11 +75,11 @@ class Giveaways:
     lost: Counter[tuple[str, str, str]] = field(default_factory=Counter)
 
 
-def solved_result(deal: Deal, hands: list[list[int]] | None = None) -> int:
+def solved_result(deal: Deal) -> int:
     """The contract's outcome with perfect play, all hands known, from the first lead
-    (``hands``: the deal's eight cards a seat, when the deal has been played)."""
+    (``deal.hands`` are the cards as dealt, however far the deal has been played)."""
     rules = deal.rules
-    masks = [mask_of(h) for h in (deal.hands if hands is None else hands)]
+    masks = [mask_of(h) for h in deal.hands]
     pos = opening_position(rules, deal.dealer, masks, deal.trump)
     goal = contract_goal(rules, deal.bidder, deal.bid)
     return int(solve_outcome(pos, goal))
@@ -95,13 +95,11 @@ def _solved_now(deal: Deal) -> int | None:
     return int(solve_outcome(play_position(deal, False), goal_in_play(deal)))
 
 
-def count_giveaways(
-    deal: Deal, hands: list[list[int]], actions: list[Action], a_team: int, into: Giveaways
-) -> None:
-    """Replay ``actions`` over a fresh deal and count each play or call for the trumps
-    against the solution of the position it was made in."""
-    replay = Deal(deal.rules, deal.dealer, hands)
-    for action in actions:
+def count_giveaways(deal: Deal, a_team: int, into: Giveaways) -> None:
+    """Replay a finished ``deal`` from its cards as dealt and count each play or call
+    for the trumps against the solution of the position it was made in."""
+    replay = Deal(deal.rules, deal.dealer, deal.hands)
+    for action in deal.log:
         counted = action.kind in (PLAY, REVEAL) and replay.phase == PLAYING
         before = _solved_now(replay) if counted else None
         kind = ""
@@ -155,10 +153,7 @@ def read_run(
             side = "A-NS" if g.a_team == 0 else "A-EW"
             path = folder / "games" / f"deal{board.deal:05d}-{side}.json"
             try:
-                record = json.loads(path.read_text())
-                match, fault = replay_record(record)
-                hands = parse_hands(record["deals"][0]["hands"], 0)
-                actions = [Action.from_json(x) for x in record["deals"][0]["actions"]]
+                match, fault = replay_record(json.loads(path.read_text()))
             except (OSError, ValueError, KeyError, IndexError, TypeError, RecordError) as e:
                 raise FolderError(f"{path}: not a game record of the run ({e})") from None
             deal = match.deals[0] if match.deals else None
@@ -169,12 +164,12 @@ def read_run(
                 continue  # redealt, or a single hand: the solution here is a contract's
             holder = "A" if deal.bidder & 1 == g.a_team else "B"
             stake = contract_stake(deal.rules, deal.bid, MULTIPLIER[deal.doubling], False)
-            solved = solved_result(deal, hands)
+            solved = solved_result(deal)
             played = RESULTS.get(g.result, 0)
             pb.contracts.append(PlayedContract(holder, solved, played, stake))
             total += solved * stake if holder == "A" else -solved * stake
             if giveaways is not None:
-                count_giveaways(deal, hands, actions, g.a_team, giveaways)
+                count_giveaways(deal, g.a_team, giveaways)
         pb.solved = total / 2
         out.append(pb)
     return {"a": a, "b": b, "rules": ident["rules"], "seed": ident.get("seed")}, out, giveaways
