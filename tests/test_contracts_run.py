@@ -9,6 +9,7 @@ import re
 import pytest
 
 from twentynine.benchmarks import contracts
+from twentynine.benchmarks.odds import OddsCount
 from twentynine.cli.main import main
 from twentynine.services.arena_folder import FolderError
 
@@ -126,3 +127,30 @@ def test_the_moves_table_counts_giveaways_within_their_chances(bhoos_run, capsys
     with pytest.raises(SystemExit):
         contracts.main(["casual", "novice", "--moves"])
     assert "--moves goes with --run" in capsys.readouterr().err
+
+
+def test_the_odds_count_every_trick_start_and_the_last_trick_is_certain(bhoos_run, capsys):
+    """Under bhoos no deal is cancelled: each contract played out gives one position at
+    the start of each of its eight tricks; at the last one the cards are forced, so a
+    margin of no point or more is made and any miss is failed."""
+    count = OddsCount()
+    _, boards, _ = contracts.read_run(bhoos_run, odds=count)
+    played = sum(len(b.contracts) for b in boards)
+    assert played >= 6
+    for trick in range(1, 9):
+        assert sum(n for (t, _m), n in count.seen.items() if t == trick) == played
+    for (trick, margin), n in count.seen.items():
+        assert 0 <= count.made[(trick, margin)] <= n
+        if trick == 8:
+            assert count.made[(trick, margin)] == (n if margin >= 0 else 0)
+    rates = count.rates(1)
+    assert rates == sorted(rates) and all(0 < r < 1 for r in rates)
+    assert contracts.main(["--run", str(bhoos_run), "--run", str(bhoos_run), "--odds"]) == 0
+    text = capsys.readouterr().out
+    assert text.count("each contract also scored by its solution") == 2
+    assert "by the trick's start" in text and "PLAY_ODDS" in text
+    positions = re.search(r"^\s+1\s.*\s(\d+)$", text, re.M)
+    assert positions and int(positions.group(1)) == 2 * played  # both runs counted
+    with pytest.raises(SystemExit):
+        contracts.main(["casual", "novice", "--odds"])
+    assert "--odds goes with --run" in capsys.readouterr().err

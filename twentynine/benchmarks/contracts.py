@@ -15,7 +15,9 @@ the contracts won, the share the solution makes, the mean bid, and the
 contract decision times (median and p95).
 
 ``--run DIR`` plays nothing: it sets an arena run's contracts (and with
-``--moves`` its cards) against the solution (``benchmarks/played.py``).
+``--moves`` its cards) against the solution (``benchmarks/played.py``); with
+``--odds`` it also counts how often each solved margin at a trick's start
+was made (``benchmarks/odds.py``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from ..game.observation import observe_deal
 from ..game.rules import PROFILES, Rules, parse_assignments, resolve
 from ..services.arena import run_jobs
 from ..services.arena_folder import FolderError
+from .odds import OddsCount, report_odds
 from .played import Z95, read_run, report_run, solved_result
 
 
@@ -123,12 +126,20 @@ def main(argv: list[str] | None = None) -> int:
         "--run",
         type=Path,
         metavar="DIR",
-        help="play nothing: solve the contracts of the arena run kept in DIR (arena --out)",
+        action="append",
+        help="play nothing: solve the contracts of the arena run kept in DIR (arena --out); "
+        "repeatable, each run reported apart, --odds counted over all",
     )
     p.add_argument(
         "--moves",
         action="store_true",
         help="with --run: also count the moves that gave back the solved result",
+    )
+    p.add_argument(
+        "--odds",
+        action="store_true",
+        help="with --run: also count how often each solved margin at a trick's start was "
+        "made (the table of expert[soft_play=1])",
     )
     p.add_argument("--deals", type=int, default=200)
     p.add_argument("--profile", default="pagat", choices=sorted(PROFILES))
@@ -139,14 +150,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.run is not None:
         if args.a is not None:
             p.error("--run reads its bots from the run: name no bot with it")
-        try:
-            ident, played, giveaways = read_run(args.run, args.moves)
-        except FolderError as e:
-            p.error(str(e))
-        print(report_run(args.run, ident, played, giveaways))
+        odds = OddsCount() if args.odds else None
+        for folder in args.run:
+            try:
+                ident, played, giveaways = read_run(folder, args.moves, odds)
+            except FolderError as e:
+                p.error(str(e))
+            print(report_run(folder, ident, played, giveaways))
+        if odds is not None:
+            print(report_odds(odds))
         return 0
-    if args.moves:
-        p.error("--moves goes with --run DIR")
+    for flag in ("moves", "odds"):
+        if getattr(args, flag):
+            p.error(f"--{flag} goes with --run DIR")
     if args.a is None or args.b is None:
         p.error("name the two bots, A and B (or give --run DIR)")
     for spec in (args.a, args.b):

@@ -42,6 +42,7 @@ from ..services.analysis.allhands import contract_goal as goal_in_play
 from ..services.analysis.allhands import play_position
 from ..services.arena_folder import FolderError, read_boards
 from ..solver import outcome as solve_outcome
+from .odds import OddsCount
 
 Z95 = 1.959963984540054
 
@@ -129,10 +130,11 @@ def count_giveaways(deal: Deal, a_team: int, into: Giveaways) -> None:
 
 
 def read_run(
-    folder: Path, moves: bool = False
+    folder: Path, moves: bool = False, odds: OddsCount | None = None
 ) -> tuple[dict[str, object], list[PlayedBoard], Giveaways | None]:
     """An arena run's description and its boards, each contract solved (and with
-    ``moves``, each move counted by ``count_giveaways``).
+    ``moves``, each move counted by ``count_giveaways``; with ``odds``, each trick's
+    start counted into it by solved margin and result).
 
     Raises ``FolderError`` with a one-line reason when the folder is not a run."""
     try:
@@ -170,6 +172,8 @@ def read_run(
             total += solved * stake if holder == "A" else -solved * stake
             if giveaways is not None:
                 count_giveaways(deal, g.a_team, giveaways)
+            if odds is not None:
+                odds.add(deal)
         pb.solved = total / 2
         out.append(pb)
     return {"a": a, "b": b, "rules": ident["rules"], "seed": ident.get("seed")}, out, giveaways

@@ -29,6 +29,7 @@ from .expert_v1 import ExpertV1Bot
 from .expert_v1 import _discard_likelihood as discard_likelihood
 from .heuristic import kinds, pass_action
 from .knowledge import Knowledge, analyse
+from .odds import played_value
 from .rollout import rollout_bid
 from .sampling import Impossible, World
 from .single import Worlds, single_card_values, single_offer
@@ -96,6 +97,9 @@ class ExpertBot(ExpertV1Bot):
     # off: declared only when it cannot lose, and played by the casual player's rules)
     simulate_single = True
     single_margin = SINGLE_MARGIN
+    # from the trick ``exact_from`` on, a move valued by the chance at the table of the
+    # margin it leaves (``bots/odds.py``) rather than by made or failed alone
+    soft_play = False
     knobs = (
         "read_auction",
         "read_trump_choice",
@@ -117,6 +121,7 @@ class ExpertBot(ExpertV1Bot):
         "play_pool",
         "simulate_single",
         "single_margin",
+        "soft_play",
     )
 
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
@@ -241,8 +246,14 @@ class ExpertBot(ExpertV1Bot):
         values = solver().moves_exact(position_of(obs, world), goal)
         outcome: dict[Action, float] = {}
         points: dict[Action, float] = {}
+        # with ``soft_play`` a world values a move by the bidders' chance at the table
+        # from the position it leads to (``odds``): the next trick's once it completes one
+        after = len(obs.tricks) + 1 + (len(obs.trick) == 3)
         for move, value in values.items():
-            o = sign * int(value.outcome)
+            if self.soft_play:
+                o = sign * played_value(value.margin, after)
+            else:
+                o = sign * int(value.outcome)
             margin = 0 if value.margin is None else sign * value.margin
             if move.reveal:
                 if reveal is not None and (o, margin) > (
