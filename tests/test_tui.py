@@ -18,7 +18,8 @@ from textual.widgets import Static
 
 from twentynine.game.cards import card_symbol
 from twentynine.game.rules import resolve
-from twentynine.tui.app import ConfirmScreen, HelpScreen, PlayApp
+from twentynine.tui.app import PlayApp
+from twentynine.tui.screens import ConfirmScreen, HelpScreen
 from twentynine.tui.session import Table, seat_plan
 from twentynine.tui.text import Glyphs
 

@@ -21,9 +21,10 @@ from tui_pilot import drive, run, shown, south_to
 
 from twentynine.game.observation import Observation
 from twentynine.game.rules import resolve
-from twentynine.tui.app import ConfirmScreen, GameLog, PlayApp
+from twentynine.tui.app import PlayApp
 from twentynine.tui.board import Board
 from twentynine.tui.layout import MIN_HEIGHT, MIN_WIDTH, NORMAL_TABLE, layout_for
+from twentynine.tui.screens import ConfirmScreen, GameLog
 from twentynine.tui.session import Table, seat_plan
 from twentynine.tui.text import Glyphs, Namer
 
