@@ -20,7 +20,7 @@ from pg import Cluster, Unavailable, start_cluster
 from twentynine.benchmarks.throwaway import RedisServer, start_redis
 from twentynine.game import record
 from twentynine.game.actions import KINDS, Action
-from twentynine.game.engine import Match
+from twentynine.game.match import Match
 from twentynine.game.rules import Rules, resolve
 
 # How often each kind of action is picked when several kinds are legal (the

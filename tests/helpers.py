@@ -36,7 +36,8 @@ from twentynine.game.cards import (
     parse_cards,
     parse_suit,
 )
-from twentynine.game.engine import PAIR_WINDOW, Deal, Match
+from twentynine.game.engine import PAIR_WINDOW, Deal
+from twentynine.game.match import Match
 from twentynine.game.rules import Rules, resolve
 
 SEATS = {"S": 0, "W": 1, "N": 2, "E": 3}

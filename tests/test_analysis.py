@@ -690,7 +690,7 @@ def test_an_unfinished_deal_or_a_missing_one_is_refused() -> None:
 
 
 def test_the_finished_deals_of_a_match_in_progress_are_analysed() -> None:
-    from twentynine.game.engine import Match
+    from twentynine.game.match import Match
 
     rules = resolve("pagat", {})
     match = Match(rules, seed=5)
@@ -719,7 +719,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 @pytest.fixture(scope="module")
 def two_deals() -> dict[str, Any]:
     """A match record of two finished deals (the second dealt by the next seat)."""
-    from twentynine.game.engine import Match
+    from twentynine.game.match import Match
 
     rules = resolve("pagat", {})
     match = Match(rules, dealer=1)

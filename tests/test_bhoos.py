@@ -24,7 +24,7 @@ with warnings.catch_warnings():
 
 from twentynine.game.actions import BID, PLAY, REVEAL, Action
 from twentynine.game.cards import parse_card
-from twentynine.game.engine import Match
+from twentynine.game.match import Match
 from twentynine.game.observation import Observation, observe
 from twentynine.game.rules import PROFILES, RulesError, resolve
 from twentynine.services.protocols.bhoos.notation import (

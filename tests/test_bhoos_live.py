@@ -32,7 +32,7 @@ from twentynine.bots import make_bot
 from twentynine.bots.base import Bot
 from twentynine.cli.main import main
 from twentynine.game.dealing import deal_hands
-from twentynine.game.engine import Match
+from twentynine.game.match import Match
 from twentynine.game.observation import observe
 from twentynine.game.record import replay_text
 from twentynine.game.rules import PROFILES, Rules, resolve

@@ -22,7 +22,7 @@ import pytest
 from twentynine import __version__
 from twentynine.cli.main import main
 from twentynine.game import record
-from twentynine.game.engine import Match
+from twentynine.game.match import Match
 from twentynine.game.rules import OPTION_NAMES, PROFILES
 
 Play = Callable[..., Match]

@@ -23,7 +23,8 @@ with warnings.catch_warnings():
 
 from apis import QUICK, drive, lobby_of, new_session
 
-from twentynine.game.engine import OVER, Match
+from twentynine.game.engine import OVER
+from twentynine.game.match import Match
 from twentynine.game.record import replay_text
 from twentynine.server.game import Game
 from twentynine.server.history import MAX_BODY, MAX_GAMES, deal_steps

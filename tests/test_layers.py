@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("twentynine.game.actions",),
     ("twentynine.game.dealing",),
     ("twentynine.game.engine",),
+    ("twentynine.game.match",),
     ("twentynine.game.observation",),
     ("twentynine.game.record", "twentynine.game.account", "twentynine.game.scoring"),
     ("twentynine.game",),

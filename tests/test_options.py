@@ -25,7 +25,8 @@ from helpers import (
 
 from twentynine.game.actions import Action
 from twentynine.game.cards import parse_card, parse_cards
-from twentynine.game.engine import Deal, IllegalAction, Match
+from twentynine.game.engine import Deal, IllegalAction
+from twentynine.game.match import Match
 from twentynine.game.observation import event_view, observe_deal
 from twentynine.game.rules import PROFILES, RulesError, resolve
 

@@ -30,7 +30,7 @@ from starlette.routing import Route
 from test_bhoos_live import run_server
 from test_url_seats import Person, close_all, forfeited, make_client, play, shown_only
 
-from twentynine.game.engine import Match
+from twentynine.game.match import Match
 from twentynine.game.observation import Observation, observe
 from twentynine.game.rules import PROFILES, RulesError
 from twentynine.server.forfeit import FIELDS, REASON_CHARS, bot_address, stored_forfeit

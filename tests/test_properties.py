@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from twentynine.game import record
 from twentynine.game.actions import KINDS, Action
 from twentynine.game.cards import card_text
-from twentynine.game.engine import Deal, IllegalAction, Match
+from twentynine.game.engine import Deal, IllegalAction
+from twentynine.game.match import Match
 from twentynine.game.observation import event_view, observe
 from twentynine.game.rules import (
     ALL_PASS,

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from twentynine.game import record
 from twentynine.game.actions import FLAG_KINDS, Action, ActionError
 from twentynine.game.cards import SUITS, card_text
-from twentynine.game.engine import Match
+from twentynine.game.match import Match
 from twentynine.game.record import EXIT_ILLEGAL, EXIT_MALFORMED, EXIT_OK
 from twentynine.game.rules import PROFILES, resolve
 

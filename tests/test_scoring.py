@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from twentynine.game.engine import CANCELLED, Match
+from twentynine.game.engine import CANCELLED
+from twentynine.game.match import Match
 from twentynine.game.rules import PROFILES, Rules, resolve
 from twentynine.game.scoresheet import Sheet
 from twentynine.game.scoring import (

@@ -2,7 +2,8 @@
 
 from .game.actions import Action, ActionError
 from .game.cards import CardError, card_text, parse_card
-from .game.engine import Deal, IllegalAction, Match
+from .game.engine import Deal, IllegalAction
+from .game.match import Match
 from .game.observation import Observation, event_view, observe
 from .game.rules import PROFILES, Rules, RulesError, resolve
 

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from twentynine.game.engine import CANCELLED, MULTIPLIER, Match
+from twentynine.game.engine import CANCELLED, MULTIPLIER
+from twentynine.game.match import Match
 from twentynine.game.rules import Rules, resolve
 from twentynine.game.scoring import ScoreError, parse_entry, score_sheet
 

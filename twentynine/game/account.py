@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .cards import SUIT_NAMES, SUITS, card_symbol, format_cards, sort_hand
-from .engine import MULTIPLIER, Deal, Match
+from .engine import MULTIPLIER, Deal
+from .match import Match
 
 SEAT_NAMES = ("South", "West", "North", "East")
 TEAM_NAMES = ("North-South", "East-West")

@@ -22,7 +22,7 @@ from .engine import MULTIPLIER, OVER, PAIR_WINDOW, PLAYING, Deal
 from .rules import Rules
 
 if TYPE_CHECKING:
-    from .engine import Match
+    from .match import Match
 
 Trick = tuple[int, tuple[int, ...], tuple[int, ...], int, int]
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from .actions import Action, ActionError
 from .cards import CardError, parse_card
-from .engine import OVER, RECORD_FORMAT, IllegalAction, Match
+from .engine import OVER, IllegalAction
+from .match import RECORD_FORMAT, Match
 from .rules import Rules, RulesError, from_json
 
 EXIT_OK = 0

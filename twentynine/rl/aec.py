@@ -23,7 +23,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..game.dealing import SplitMix64
-from ..game.engine import OVER, Deal, IllegalAction, Match
+from ..game.engine import OVER, Deal, IllegalAction
+from ..game.match import Match
 from ..game.observation import Observation, observe_deal
 from ..game.rules import Rules, resolve
 from .encoding import (

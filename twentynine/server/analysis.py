@@ -27,7 +27,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from ..game.engine import OVER, RECORD_FORMAT, Deal
+from ..game.engine import OVER, Deal
+from ..game.match import RECORD_FORMAT
 from .botpool import BotPool
 from .history import WORD, Forbidden, Found, NotFound, locate
 from .lobby import Lobby

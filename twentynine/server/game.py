@@ -22,7 +22,8 @@ from typing import Any
 
 from ..game.actions import PLAY, Action, ActionError
 from ..game.dealing import deal_hands, derive_seed, first_dealer
-from ..game.engine import OVER, PAIR_WINDOW, RECORD_FORMAT, IllegalAction, Match
+from ..game.engine import OVER, PAIR_WINDOW, IllegalAction
+from ..game.match import RECORD_FORMAT, Match
 from ..game.observation import Observation, event_view, observe
 from .setup import GameSetup
 

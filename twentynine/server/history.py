@@ -34,7 +34,8 @@ from starlette.routing import BaseRoute, Route
 
 from ..game.actions import ActionError
 from ..game.cards import SUITS, card_text
-from ..game.engine import MULTIPLIER, OVER, Deal, IllegalAction, Match
+from ..game.engine import MULTIPLIER, OVER, Deal, IllegalAction
+from ..game.match import Match
 from ..game.record import RecordError, replay_record
 from .game import Game, GameError
 from .lobby import Lobby

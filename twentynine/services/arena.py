@@ -20,7 +20,8 @@ from typing import Any, TypeVar
 from ..bots import make_bot
 from ..bots.base import Bot
 from ..game.dealing import deal_hands, derive_seed
-from ..game.engine import MULTIPLIER, OVER, Deal, Match
+from ..game.engine import MULTIPLIER, OVER, Deal
+from ..game.match import Match
 from ..game.observation import observe_deal
 from ..game.rules import Rules
 from .protocols.fault import BotFault

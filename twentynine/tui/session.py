@@ -20,7 +20,8 @@ from ..bots import LEVELS, Bot, make_bot
 from ..bots.characters import BY_ID, CHARACTERS
 from ..game.actions import PAIR, Action
 from ..game.dealing import deal_hands, derive_seed, first_dealer
-from ..game.engine import OVER, PAIR_WINDOW, IllegalAction, Match
+from ..game.engine import OVER, PAIR_WINDOW, IllegalAction
+from ..game.match import Match
 from ..game.observation import Observation, event_view, observe
 from ..game.rules import Rules, RulesError
 

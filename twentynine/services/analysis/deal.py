@@ -19,7 +19,8 @@ from typing import Any
 
 from ...game.actions import Action
 from ...game.cards import card_text
-from ...game.engine import OVER, PLAYING, TRUMP_CHOICE, Deal, Match
+from ...game.engine import OVER, PLAYING, TRUMP_CHOICE, Deal
+from ...game.match import Match
 from ...game.observation import observe_deal
 from ...game.record import EXIT_ILLEGAL, EXIT_MALFORMED, RecordError, load, replay_record
 from ...solver import Solver
