@@ -141,11 +141,29 @@ def test_the_ablation_benchmark_runs_on_a_tiny_input(capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert f"# ablation: {base} against {base} without one piece" in out
     assert "| without | deals | whole − without (95% CI) |" in out
-    assert "| drop signals | 1 |" in out
+    assert "| drop signals | 1 | +0.000" in out  # no bot signals: the same cards
+    assert "# drop signals: no bot makes a drop signal" in out
     assert ablation.without(base, "read_drops=0") == (
         "expert[auction_worlds=4,exact_from=8,read_drops=0]"
     )
     assert ablation.without("expert", "read_drops=0") == "expert[read_drops=0]"
+
+
+def test_the_ablation_leaves_out_by_default_the_piece_no_arena_can_measure(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from twentynine.benchmarks import ablation
+
+    played: list[str] = []
+
+    def boards(rules, a, b, deals, seed, jobs):
+        played.append(b)
+        return []
+
+    monkeypatch.setattr(ablation, "run_boards", boards)
+    monkeypatch.setattr(ablation, "row", lambda piece, s: f"| {piece} |")
+    assert ablation.main(["--deals", "1"]) == 0
+    assert played == [f"expert[{k}]" for p, k in ablation.PIECES.items() if p != "drop signals"]
 
 
 def test_the_ablation_refuses_a_base_it_cannot_take_apart(

@@ -6,7 +6,9 @@ plays duplicate deals against the expert with that one piece switched off
 (a variant, ``expert[read_drops=0]``), all in the same run and on the same
 deals. A piece earns its place when the whole expert wins with the 95%
 interval above zero. Printed as the table of docs/bots.md (*Ablation*): game
-points per deal, whole − without, and each side's contracts made.
+points per deal, whole − without, and each side's contracts made. Drop
+signals are left out unless asked for: only people make them, at a table
+that allows signals, so in the arena the piece never acts.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ PIECES = {
     "drop signals": "read_drops=0",
     "contracts by simulation": "simulate_contract=0",
 }
+# Pieces the arena cannot measure: drop signals come only from people at a table that
+# allows them (the server); no bot makes one, so without the piece every card is the
+# same. Left out unless named with --piece.
+SILENT_IN_ARENA = {"drop signals": "no bot makes a drop signal: the row is 0 by construction"}
 
 
 def without(base: str, knob: str) -> str:
@@ -66,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         "--piece",
         action="append",
         choices=sorted(PIECES),
-        help="only these pieces (repeatable; default: every one)",
+        help="only these pieces (repeatable; default: every one the arena can measure, "
+        "all but drop signals)",
     )
     args = p.parse_args(argv)
     if args.deals < 1:
@@ -75,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         rules = resolve(args.profile, parse_assignments(args.set))
     except ValueError as e:
         p.error(str(e))
-    pieces = args.piece or list(PIECES)
+    pieces = args.piece or [p for p in PIECES if p not in SILENT_IN_ARENA]
     base = args.base
     error = spec_error(base)
     if error is not None:
@@ -92,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     print("| without | deals | whole − without (95% CI) | | made, whole | made, without |")
     print("|---|---|---|---|---|---|")
     for piece in pieces:
+        if piece in SILENT_IN_ARENA:
+            print(f"# {piece}: {SILENT_IN_ARENA[piece]}")
         variant = variants[piece]
         boards = list(run_boards(rules, base, variant, args.deals, args.seed, args.jobs))
         print(row(piece, summarise(base, variant, boards)), flush=True)
