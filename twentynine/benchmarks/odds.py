@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..bots.odds import MARGIN_LIMIT
+from ..bots.odds import MARGIN_LIMIT, table_margin
 from ..game.engine import FAILED, MADE, PLAYING, TRICKS, Deal
 from ..services.analysis.allhands import contract_goal, play_position
 from ..solver import exact
@@ -44,7 +44,7 @@ class OddsCount:
                 counted.add(trick)
                 value = exact(play_position(replay, False), contract_goal(replay))
                 if value.margin is not None:
-                    key = (trick, max(-MARGIN_LIMIT, min(MARGIN_LIMIT, value.margin)))
+                    key = (trick, table_margin(value.margin))
                     self.seen[key] += 1
                     self.made[key] += made
             replay.apply(action)

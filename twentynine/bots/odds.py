@@ -39,13 +39,18 @@ PLAY_ODDS: tuple[tuple[int, ...], ...] = (
 )
 
 
+def table_margin(margin: int) -> int:
+    """``margin`` as the table holds it: beyond +-MARGIN_LIMIT, the end column."""
+    return max(-MARGIN_LIMIT, min(MARGIN_LIMIT, margin))
+
+
 def made_chance(margin: int, trick: int) -> float:
     """The bidders' chance of making the contract from the start of ``trick`` (1-based;
     9 is the deal's end) with this solved ``margin`` (points over their target)."""
     if trick > len(PLAY_ODDS):
         return 1.0 if margin >= 0 else 0.0
     row = PLAY_ODDS[max(trick, 1) - 1]
-    return row[max(-MARGIN_LIMIT, min(MARGIN_LIMIT, margin)) + MARGIN_LIMIT] / 100
+    return row[table_margin(margin) + MARGIN_LIMIT] / 100
 
 
 def played_value(margin: int | None, trick: int) -> float:
@@ -56,4 +61,4 @@ def played_value(margin: int | None, trick: int) -> float:
     return 2.0 * made_chance(margin, trick) - 1.0
 
 
-__all__ = ["MARGIN_LIMIT", "PLAY_ODDS", "made_chance", "played_value"]
+__all__ = ["MARGIN_LIMIT", "PLAY_ODDS", "made_chance", "played_value", "table_margin"]
