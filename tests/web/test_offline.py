@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from .conftest import ServerProcess, _missing
 from .driver import Choices, play_until, snapshot, start_game, wait_ready
@@ -39,6 +40,26 @@ def wait_until_cached(page: Page, timeout: float = 120.0) -> None:
     while not page.evaluate(RUNTIME_CACHED):
         assert time.monotonic() < deadline, "the service worker did not keep the runtime"
         time.sleep(0.25)
+
+
+def download_record(page: Page, link: Locator, console: list[str]) -> Path:
+    """Click the result card's record link and return the file the browser saved.
+
+    The record is made by the engine in the page's worker after the click, so a
+    failure says what the page showed and logged rather than only that no file came.
+    """
+    try:
+        link.click(trial=True)  # a link that cannot be clicked fails here, not as "no download"
+    except PlaywrightTimeoutError as e:
+        pytest.fail(f"the record link could not be clicked: {e.message.splitlines()[0]}")
+    try:
+        with page.expect_download(timeout=60_000) as download:
+            link.click()
+        return Path(download.value.path())
+    except PlaywrightTimeoutError:
+        toast = page.locator("#toast")
+        shown = toast.text_content() if toast.is_visible() else None
+        pytest.fail(f"no record was downloaded; toast: {shown!r}; console: {console[-20:]}")
 
 
 @pytest.fixture
@@ -67,6 +88,8 @@ def test_a_whole_deal_offline_with_the_server_stopped_then_a_reload_resumes(
     page.set_default_timeout(30_000)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    console: list[str] = []
+    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
     page.base_url = own_server.url  # type: ignore[attr-defined]
     page.js_errors = errors  # type: ignore[attr-defined]
     page.goto(own_server.url + "/")
@@ -91,10 +114,14 @@ def test_a_whole_deal_offline_with_the_server_stopped_then_a_reload_resumes(
     # the game record comes from the engine in this browser too
     link = page.locator("[data-testid=result] a[href='#record']")
     expect(link).to_be_visible()
-    with page.expect_download() as download:
-        link.click()
-    record = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    record = json.loads(download_record(page, link, console).read_text(encoding="utf-8"))
     assert record["format"] == "29-record/1" and len(record["deals"]) == 1
+    # a record the engine cannot make is said on the page, and changes nothing
+    ident = page.evaluate("window.twentynine.game.id")
+    page.evaluate("window.twentynine.game.id = 'no-such-game'")
+    link.click()
+    expect(page.locator("#toast")).to_contain_text("The record could not be made")
+    page.evaluate(f"window.twentynine.game.id = {json.dumps(ident)}")
 
     page.reload()
     page.wait_for_function(

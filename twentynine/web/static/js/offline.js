@@ -7,6 +7,7 @@
 
 import { $, h, replace } from "./dom.js";
 import { t } from "./i18n.js";
+import { toast } from "./notice.js";
 
 const GAME_KEY = "twentynine.offline.game"; // {id, token} of the game in this browser
 const PROBE_KEY = "twentynine.offline.probe"; // the search bots' measured speed here
@@ -425,8 +426,14 @@ document.addEventListener("click", async (e) => {
   if (!link) return;
   e.preventDefault();
   const id = window.twentynine?.game?.id;
-  if (!id) return;
-  const text = await evaluate(`import json\njson.dumps(host.lobby.sessions[${JSON.stringify(id)}].game.record(), indent=1)`);
+  let text;
+  try {
+    if (!id) throw new Error(t("record.no_game"));
+    text = await evaluate(`import json\njson.dumps(host.lobby.sessions[${JSON.stringify(id)}].game.record(), indent=1)`);
+  } catch (err) {
+    toast(t("record.failed", { message: err?.message || String(err) }), "error");
+    return;
+  }
   const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
   const a = h("a", { href: url, download: `29-${id}.json` });
   document.body.append(a);
