@@ -54,7 +54,9 @@ def longest_suit(obs: Obs) -> str:
 class Choices:
     """A simple, deterministic human: what to do at each kind of decision."""
 
-    bid: str = "pass"  # "pass", "min" (lowest legal bid at the first chance), "always_min"
+    # "pass", "min" (lowest legal bid at the first chance), "always_min", "max" (the
+    # highest legal bid at the first chance: the auction is won there)
+    bid: str = "pass"
     trump: str = "longest"  # "longest" or "seventh"
     single: bool = False
     double: bool = False
@@ -73,6 +75,9 @@ class Choices:
             return {"seat": seat, "play": plays(obs)[0]}
         if "bid" in kinds:
             bids = sorted(a["bid"] for a in obs["legal"] if "bid" in a)
+            if self.bid == "max" and self.bids_made == 0:
+                self.bids_made += 1
+                return {"seat": seat, "bid": bids[-1]}
             wants = self.bid == "always_min" or (self.bid == "min" and self.bids_made == 0)
             if wants or "pass" not in kinds:
                 self.bids_made += 1

@@ -95,6 +95,25 @@ def test_a_game_from_the_form_to_the_result_has_no_serious_violation(
     check_screen(page, artifacts, "result", size)
 
 
+def choosing_trumps(snap: dict[str, Any]) -> bool:
+    obs = snap["obs"]
+    return bool(obs and obs["phase"] == "trump" and obs["to_act"] == obs["seat"])
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
+def test_the_choice_of_trumps_has_no_serious_violation(
+    page: Page, artifacts: Path, width: int, height: int
+) -> None:
+    # the suit buttons are named by what they show (a speech user says what they see)
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(page.base_url + "/")  # type: ignore[attr-defined]
+    page.wait_for_selector("[data-testid=start-game]")
+    start_game(page, profile="pagat", seed=11, length="match", seats=["meera", "anil", "raju"])
+    play_until(page, Choices(bid="max"), stop=choosing_trumps)
+    expect(page.locator("[data-testid=trump-S]")).to_be_visible()
+    check_screen(page, artifacts, "trump", f"{width}x{height}")
+
+
 @pytest.mark.parametrize(("width", "height"), SIZES, ids=SIZE_IDS)
 def test_the_pages_over_the_table_have_no_serious_violation(
     page: Page, artifacts: Path, width: int, height: int

@@ -2,7 +2,7 @@
 // built from the legal actions of its observation. Every button names its
 // keyboard shortcut; keys.js maps the same shortcuts.
 
-import { cardName, cardShort, pointsOf, suitIcon, suitName, suitTitle } from "./cards.js";
+import { cardName, cardShort, pointsOf, suitIcon, suitTitle } from "./cards.js";
 import { h, on, patch } from "./dom.js";
 import { num, t } from "./i18n.js";
 import { game, groupLegal, myTurn, prompt, who } from "./model.js";
@@ -104,7 +104,7 @@ export function renderControls(el, promptEl, obs, ui, act, extra = []) {
               const count = obs.hand.filter((c) => c.endsWith(suit)).length;
               return h(
                 "button",
-                { type: "button", class: `suit-btn suit-${suit}`, dataset: { testid: `trump-${suit}`, key: `trump-${suit}` }, onclick: () => act.send({ seat, trump: suit }), "aria-label": t("ctl.trump_aria", { suit: suitName(suit), count }), "aria-keyshortcuts": suit },
+                { type: "button", class: `suit-btn suit-${suit}`, dataset: { testid: `trump-${suit}`, key: `trump-${suit}` }, onclick: () => act.send({ seat, trump: suit }), "aria-keyshortcuts": suit },
                 suitIcon(suit),
                 h("span", { class: "label" }, suitTitle(suit)),
                 h("span", { class: "count" }, t("ctl.in_hand", { count })),
