@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 from twentynine.bots import make_bot
 from twentynine.game.actions import PLAY, REVEAL, Action
 from twentynine.game.cards import POINTS, card_text, parse_suit
+from twentynine.game.contract import lowered_target, raised_target
 from twentynine.game.dealing import deal_hands, derive_seed
-from twentynine.game.engine import OVER, PAIR_WINDOW, Deal, lowered_target, raised_target
+from twentynine.game.engine import OVER, PAIR_WINDOW, Deal
 from twentynine.game.observation import observe, observe_deal
 from twentynine.game.rules import resolve
 from twentynine.services.analysis import (

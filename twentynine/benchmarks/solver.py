@@ -17,12 +17,11 @@ import time
 from collections.abc import Callable
 
 from ..game.cards import NUM_CARDS, SUITS
+from ..game.contract import PAIR_SHIFT
 from ..solver import Goal, Position, Solver, numba_available
 from ..solver.position import CARDS_PER_HAND, SEATS
 
 LOW_TARGET, HIGH_TARGET = 16, 20
-# A pair moves the target by this much in the standard rule.
-PAIR_SHIFT = 4
 PERCENTILE = 95
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..game.actions import BID, PASS, SEVENTH, TRUMP, Action
 from ..game.cards import FULL_DECK, mask_of
-from ..game.engine import contract_stake, lowered_target, raised_target
+from ..game.contract import contract_stake, lowered_target, raised_target
 from ..game.observation import Observation
 from ..game.rules import Rules
 from ..solver import Goal, Outcome, Position

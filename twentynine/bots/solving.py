@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from ..game.engine import lowered_target, raised_target
+from ..game.contract import lowered_target, raised_target
 from ..game.observation import Observation
 from ..solver import Goal, Position, Solver
 from .sampling import World

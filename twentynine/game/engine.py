@@ -4,7 +4,10 @@
 doubling, play with its reveal and pair windows) to its score; ``match``
 chains deals into a match. Its small API: ``legal_actions()``,
 ``apply(action)`` (returning the events it caused), ``clone()``, ``to_act``,
-``is_over()``.
+``is_over()``. Parts of it live in modules of their own below this one: the
+auction's steps (``auction``), the pair and the early end (``pair``), the
+explanations of refused actions (``refusals``), and the contract's names and
+arithmetic (``contract``).
 
 Nothing here reads a clock, a file or global random state. Hidden
 information leaves only through ``observation`` (the module above this one:
@@ -17,7 +20,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from .actions import (
-    BID,
     DOUBLE,
     PAIR,
     PASS,
@@ -29,81 +31,71 @@ from .actions import (
     SINGLE,
     Action,
 )
+from .auction import Auction
 from .cards import (
-    KING,
     NUM_CARDS,
     POINTS,
-    QUEEN,
     SUIT_MASK,
-    SUIT_NAMES,
     SUITS,
-    TOTAL_POINTS,
     card_text,
     mask_points,
 )
+from .contract import (
+    AUCTION,
+    CANCELLED,
+    DOUBLING,
+    FAILED,
+    IN_PROGRESS,
+    MADE,
+    MULTIPLIER,
+    OVER,
+    PAIR_WINDOW,
+    PLAYING,
+    REDOUBLING,
+    SETTING,
+    SEVENTH_CARD_INDEX,
+    SINGLE_FAILED,
+    SINGLE_HAND,
+    SINGLE_MADE,
+    TRICKS,
+    TRUMP_CHOICE,
+    contract_stake,
+    partner_of,
+    team_of,
+)
 from .dealing import FIRST_BATCH, HAND_SIZE
+from .pair import Pair
+from .refusals import IllegalAction, Refusals
 from .rules import Rules
+from .state import DealState
 
-# Phases of a deal.
-AUCTION = "auction"
-TRUMP_CHOICE = "trump"
-SINGLE_HAND = "single"
-DOUBLING = "double"
-REDOUBLING = "redouble"
-SETTING = "set"
-PLAYING = "play"
-PAIR_WINDOW = "pair"
-OVER = "over"
-
-# Results of a deal (as in the verdict).
-MADE = "made"
-FAILED = "failed"
-CANCELLED = "cancelled"
-SINGLE_MADE = "single-made"
-SINGLE_FAILED = "single-failed"
-IN_PROGRESS = "in-progress"
-
-MULTIPLIER = {None: 1, DOUBLE: 2, REDOUBLE: 4, SET: 6}
-BANGLADESH_PAIR_FLOOR = 16
-PAIR_SHIFT = 4
-TRICKS = 8
-SEVENTH_CARD_INDEX = 6  # the third card of the second batch
-
-
-class IllegalAction(ValueError):
-    """An action the rules do not allow now. The state is left exactly as it was."""
-
-
-def team_of(seat: int) -> int:
-    return seat & 1
-
-
-def partner_of(seat: int) -> int:
-    return (seat + 2) % 4
-
-
-def lowered_target(rules: Rules, bid: int) -> int:
-    """The bidding team's target after it shows the pair."""
-    if rules.pair == "bangladesh":
-        if bid <= BANGLADESH_PAIR_FLOOR + 2:
-            return bid
-        if bid <= BANGLADESH_PAIR_FLOOR + PAIR_SHIFT:
-            return max(BANGLADESH_PAIR_FLOOR, rules.min_bid)
-        return max(bid - PAIR_SHIFT, rules.min_bid)
-    return max(bid - PAIR_SHIFT, rules.min_bid)
-
-
-def raised_target(rules: Rules, bid: int) -> int:
-    """The bidding team's target after the defenders show the pair."""
-    return min(bid + PAIR_SHIFT, rules.max_bid)
-
-
-def contract_stake(rules: Rules, bid: int, multiplier: int, under_half_loss: bool) -> int:
-    """Game points a contract is worth: 1, or 2 from ``auto_double_from``; times the
-    doubling multiplier; twice that again for a failure with under half the bid."""
-    stake = 2 if rules.auto_double_from is not None and bid >= rules.auto_double_from else 1
-    stake *= multiplier
-    return stake * 2 if under_half_loss else stake
+__all__ = [
+    "AUCTION",
+    "CANCELLED",
+    "DOUBLING",
+    "FAILED",
+    "IN_PROGRESS",
+    "MADE",
+    "MULTIPLIER",
+    "OVER",
+    "PAIR_WINDOW",
+    "PLAYING",
+    "REDOUBLING",
+    "SETTING",
+    "SEVENTH_CARD_INDEX",
+    "SINGLE_FAILED",
+    "SINGLE_HAND",
+    "SINGLE_MADE",
+    "TRICKS",
+    "TRUMP_CHOICE",
+    "Deal",
+    "IllegalAction",
+    "contract_stake",
+    "partner_of",
+    "play_actions",
+    "remaining_points",
+    "team_of",
+]
 
 
 def _build_play_tables() -> tuple[tuple[tuple[tuple[Action, ...], ...], ...], ...]:
@@ -135,56 +127,10 @@ def play_actions(seat: int, mask: int) -> list[Action]:
     return out
 
 
-class Deal:
+class Deal(Auction, Pair, Refusals):
     """One deal of 29, from the first batch to the score."""
 
-    __slots__ = (
-        "_next",
-        "asked",
-        # auction
-        "auction",
-        "bid",
-        # contract
-        "bidder",
-        "dealer",
-        "delta",
-        "double_offers",
-        "doubler",
-        "doubling",
-        "duel_challenge",
-        "duel_challenger",
-        "duel_defender",
-        "duel_index",
-        "duel_order",
-        "forced",
-        "hands",
-        "held",
-        "high_bid",
-        "high_bidder",
-        # play
-        "leader",
-        "log",
-        "pair_seat",
-        "pair_trick",
-        "passes",
-        "phase",
-        "points",
-        "result",
-        "revealed_in_trick",
-        "revealer",
-        "rules",
-        "second_batch",
-        "seventh",
-        "single",
-        "single_offers",
-        "stake",
-        "target",
-        "to_act",
-        "trick_cards",
-        "trick_seats",
-        "tricks",
-        "trump",
-    )
+    __slots__ = ()
 
     def __init__(self, rules: Rules, dealer: int, hands: Sequence[Sequence[int]]) -> None:
         _check_hands(hands)
@@ -192,15 +138,15 @@ class Deal:
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self.rules = rules
         self.dealer = dealer
-        self.hands: tuple[tuple[int, ...], ...] = tuple(tuple(h) for h in hands)
+        self.hands = tuple(tuple(h) for h in hands)
         self.held = [_mask(h[:FIRST_BATCH]) for h in self.hands]
         self.second_batch = False
-        self.log: list[Action] = []
+        self.log = []
         nxt = [rules.next_seat(s) for s in range(4)]
         self._next = nxt
         self.phase = AUCTION
         self.to_act = nxt[dealer]
-        self.auction: list[tuple[int, int]] = []  # (seat, bid); 0 is a pass
+        self.auction = []
         self.high_bid = 0
         self.high_bidder = -1
         self.passes = 0
@@ -217,28 +163,28 @@ class Deal:
         self.seventh = False
         self.single = -1
         self.single_offers = 0
-        self.double_offers: list[int] = []
+        self.double_offers = []
         self.doubler = -1
-        self.doubling: str | None = None
+        self.doubling = None
         self.target = 0
         self.leader = -1
-        self.trick_cards: list[int] = []
-        self.trick_seats: list[int] = []
-        self.tricks: list[tuple[int, tuple[int, ...], tuple[int, ...], int, int]] = []
+        self.trick_cards = []
+        self.trick_seats = []
+        self.tricks = []
         self.points = [0, 0]
-        self.revealed_in_trick = 0  # 1-based; 0 while hidden
+        self.revealed_in_trick = 0
         self.revealer = -1
         self.asked = -1
         self.pair_seat = -1
         self.pair_trick = 0
         self.result = IN_PROGRESS
-        self.stake: int | None = None
+        self.stake = None
         self.delta = [0, 0]
 
     # ------------------------------------------------------------------ basics
     def clone(self) -> Deal:
         new = Deal.__new__(Deal)
-        for name in Deal.__slots__:
+        for name in DealState.__slots__:
             setattr(new, name, getattr(self, name))
         new.held = self.held[:]
         new.log = self.log[:]
@@ -311,18 +257,6 @@ class Deal:
         if phase == PAIR_WINDOW:
             return [Action.flag(seat, PAIR), Action.pass_(seat)]
         return []
-
-    def _auction_actions(self, seat: int) -> list[Action]:
-        r = self.rules
-        out = [Action.pass_(seat)]
-        if r.auction == "open" or self.duel_defender < 0:
-            low = max(r.min_bid, self.high_bid + 1)
-        elif seat == self.duel_defender:  # answering a challenge: match only
-            return [Action.pass_(seat), Action.bid(seat, self.duel_challenge)]
-        else:
-            low = self.high_bid + 1
-        out.extend(Action.bid(seat, b) for b in range(low, r.max_bid + 1))
-        return out
 
     def _playable(self, seat: int) -> int:
         """Mask of the cards ``seat`` may play now."""
@@ -407,177 +341,6 @@ class Deal:
         if phase in (DOUBLING, REDOUBLING, SETTING):
             return self._double(seat, kind)
         return self._pair(seat, kind == PAIR)
-
-    # ---- explanations of illegal actions (cold path) ----------------------
-    def _phase_words(self) -> str:
-        return {
-            AUCTION: "the auction is on (bid or pass)",
-            TRUMP_CHOICE: "the bidder must choose trumps",
-            SINGLE_HAND: "single hand is being offered (single or pass)",
-            DOUBLING: "the defenders may double (double or pass)",
-            REDOUBLING: "the bidder may redouble (redouble or pass)",
-            SETTING: "the doubler may set (set or pass)",
-            PLAYING: "cards are being played",
-            PAIR_WINDOW: "the pair may be shown (pair or pass)",
-        }.get(self.phase, "the deal is over")
-
-    def _wrong_kind(self, action: Action) -> str:
-        what = "play a card" if action.kind == PLAY else action.kind
-        if action.kind == BID:
-            what = "bid"
-        return f"seat {action.seat} cannot {what} now: {self._phase_words()}"
-
-    def _why_not(self, action: Action) -> str:
-        r = self.rules
-        if self.phase == AUCTION and action.kind == BID:
-            b = action.value
-            assert b is not None
-            if self.duel_defender == action.seat and r.auction == "duel" and self.duel_challenge:
-                return (
-                    f"seat {action.seat} defends and may only match {self.duel_challenge} or pass"
-                )
-            if b < r.min_bid:
-                return f"bid {b} is below the minimum {r.min_bid}"
-            if b > r.max_bid:
-                return f"bid {b} is above the maximum {r.max_bid}"
-            return f"bid {b} does not beat the standing bid {self.high_bid}"
-        if self.phase == TRUMP_CHOICE and action.kind == SEVENTH:
-            return "the seventh card is not allowed by these rules (seventh_card=no)"
-        return self._wrong_kind(action)
-
-    def _why_not_play(self, seat: int, card: int) -> str:
-        hand = self.held[seat]
-        if not hand >> card & 1:
-            return f"seat {seat} does not hold {card_text(card)}"
-        led = self.trick_cards[0] >> 3
-        if hand & SUIT_MASK[led]:
-            return f"seat {seat} must follow {SUIT_NAMES[led]}"
-        if self.asked == seat:
-            allowed = self._obligation(seat, hand)
-            best, _ = self._best_on_table()
-            if allowed != hand & SUIT_MASK[self.trump] or best >> 3 != self.trump:
-                return f"seat {seat} asked for the reveal and must play a trump that wins the trick"
-            return f"seat {seat} asked for the reveal and must play a trump"
-        return f"seat {seat} cannot play {card_text(card)} now"
-
-    def _why_not_reveal(self, seat: int) -> str:
-        if self.rules.reveal != "ask":
-            return "trumps are revealed automatically under reveal=auto; nobody asks"
-        if self.single >= 0:
-            return "there are no trumps in a single hand"
-        if self.revealed_in_trick:
-            return "trumps are already revealed"
-        if self.asked == seat:
-            return f"seat {seat} has already asked for the reveal"
-        if not self.trick_cards:
-            return f"seat {seat} leads and cannot ask for the reveal"
-        led = self.trick_cards[0] >> 3
-        return f"seat {seat} can follow {SUIT_NAMES[led]} and cannot ask for the reveal"
-
-    # ---- auction ------------------------------------------------------------
-    def _auction(self, seat: int, action: Action) -> list[dict[str, Any]]:
-        r = self.rules
-        is_bid = action.kind == BID
-        amount = action.value if is_bid else 0
-        assert amount is not None
-        self.auction.append((seat, amount))
-        events: list[dict[str, Any]] = [
-            {"type": "bid", "seat": seat, "bid": amount}
-            if is_bid
-            else {"type": "pass", "seat": seat, "stage": AUCTION}
-        ]
-        if r.auction == "open":
-            self._open_step(seat, amount)
-        else:
-            self._duel_step(seat, amount)
-        if self.phase != AUCTION:
-            events.extend(self._after_auction())
-        return events
-
-    def _open_step(self, seat: int, amount: int) -> None:
-        r = self.rules
-        if amount:
-            self.high_bid, self.high_bidder, self.passes = amount, seat, 0
-            if amount >= r.max_bid:
-                self._win_auction(seat, amount)
-                return
-        else:
-            self.passes += 1
-            if self.high_bidder >= 0:
-                if self.passes == 3:
-                    self._win_auction(self.high_bidder, self.high_bid)
-                    return
-            elif self._all_passed(self.passes):
-                return
-        self.to_act = self._next[seat]
-
-    def _all_passed(self, passes: int) -> bool:
-        """Apply ``all_pass`` after ``passes`` opening passes; True if the auction ended."""
-        r = self.rules
-        if r.all_pass == "dealer_forced" and passes == 3:
-            self._win_auction(self.dealer, r.min_bid, forced=True)
-            return True
-        if passes == 4:
-            if r.all_pass == "first_forced":
-                self._win_auction(self._next[self.dealer], r.min_bid, forced=True)
-            else:
-                self.phase = OVER
-                self.result = CANCELLED
-                self.stake = 0
-                self.to_act = -1
-            return True
-        return False
-
-    def _duel_step(self, seat: int, amount: int) -> None:
-        r = self.rules
-        order = self.duel_order
-        if self.duel_defender < 0:  # opening
-            self.duel_index += 1
-            if amount:
-                self.duel_defender, self.high_bid, self.high_bidder = seat, amount, seat
-                if amount >= r.max_bid:
-                    self._win_auction(seat, amount)
-                    return
-            elif self._all_passed(self.duel_index):
-                return
-        elif seat == self.duel_defender:  # answering a challenge
-            challenger = order[self.duel_index]
-            if amount:
-                self.high_bid = amount
-                self.duel_challenge = 0
-                if amount >= r.max_bid:
-                    self._win_auction(seat, amount)
-                    return
-                self.to_act = challenger
-                return
-            self.duel_defender = self.high_bidder = challenger
-            self.high_bid = self.duel_challenge
-            self.duel_challenge = 0
-            self.duel_index += 1
-            if self.high_bid >= r.max_bid:
-                self._win_auction(challenger, self.high_bid)
-                return
-        else:  # a challenger speaks
-            if amount:
-                self.duel_challenge = amount
-                self.to_act = self.duel_defender
-                return
-            self.duel_index += 1
-        if self.duel_index >= 4:
-            self._win_auction(self.duel_defender, self.high_bid)
-            return
-        self.to_act = order[self.duel_index]
-
-    def _win_auction(self, seat: int, bid: int, forced: bool = False) -> None:
-        self.bidder, self.bid, self.target, self.forced = seat, bid, bid, forced
-        self.high_bid, self.high_bidder = bid, seat
-        self.phase = TRUMP_CHOICE
-        self.to_act = seat
-
-    def _after_auction(self) -> list[dict[str, Any]]:
-        if self.phase == OVER:
-            return [{"type": "redeal", "dealer": self.dealer}, self._end_event()]
-        return [{"type": "contract", "bidder": self.bidder, "bid": self.bid, "forced": self.forced}]
 
     # ---- trump, single hand, doubling ------------------------------------------
     def _choose_trump(self, seat: int, action: Action) -> list[dict[str, Any]]:
@@ -754,80 +517,6 @@ class Deal:
             self.phase = PAIR_WINDOW
             self.to_act = holder
         return events
-
-    def pair_holder(self) -> int:
-        """The seat holding both K and Q of trumps while the pair is undeclared, else -1."""
-        if self.pair_seat >= 0 or self.trump < 0 or self.rules.pair == "off" or self.single >= 0:
-            return -1
-        base = self.trump * 8
-        need = (1 << (base + KING)) | (1 << (base + QUEEN))
-        for s in range(4):
-            if self.held[s] & need == need:
-                return s
-        return -1
-
-    def _pair_window(self, team: int) -> int:
-        """The seat asked about the pair after a trick won by ``team``, or -1."""
-        if not self.revealed_in_trick:
-            return -1
-        holder = self.pair_holder()
-        return holder if holder >= 0 and holder & 1 == team else -1
-
-    def _pair(self, seat: int, declares: bool) -> list[dict[str, Any]]:
-        events: list[dict[str, Any]]
-        if declares:
-            self.pair_seat = seat
-            self.pair_trick = len(self.tricks)
-            if seat & 1 == self.bidder & 1:
-                self.target = lowered_target(self.rules, self.bid)
-            else:
-                self.target = raised_target(self.rules, self.bid)
-            events = [
-                {
-                    "type": "pair",
-                    "seat": seat,
-                    "team": seat & 1,
-                    "target": self.target,
-                    "trump": SUITS[self.trump],
-                }
-            ]
-        else:
-            events = [{"type": "pass", "seat": seat, "stage": PAIR_WINDOW, "_to": seat}]
-        self.phase = PLAYING
-        self.to_act = self.leader
-        if self.rules.early_end:
-            self._settled(False, events)
-        return events
-
-    def target_range(self, window_open: bool) -> tuple[int, int]:
-        """Lowest and highest targets the bidding team may still face."""
-        holder = self.pair_holder()
-        if holder < 0 or not (window_open or len(self.tricks) <= 5):
-            return self.target, self.target
-        if holder & 1 == self.bidder & 1:
-            other = lowered_target(self.rules, self.bid)
-        else:
-            other = raised_target(self.rules, self.bid)
-        return min(self.target, other), max(self.target, other)
-
-    def _settled(self, window_open: bool, events: list[dict[str, Any]] | None = None) -> bool:
-        """End the deal early if its result and stake can no longer change."""
-        r = self.rules
-        if r.unrevealed == "cancel" and not self.revealed_in_trick:
-            return False
-        tmin, tmax = self.target_range(window_open)
-        mine = self.points[self.bidder & 1]
-        left = TOTAL_POINTS - self.points[0] - self.points[1] + (1 if r.last_trick_point else 0)
-        if mine >= tmax:
-            result = MADE
-        elif mine + left < tmin:
-            if r.under_half and 2 * (mine + left) >= self.bid and 2 * mine < self.bid:
-                return False
-            result = FAILED
-        else:
-            return False
-        self._finish(result, events)
-        return True
 
     # ---- scoring ------------------------------------------------------------------
     def _finish(self, result: str | None, events: list[dict[str, Any]] | None) -> None:

@@ -8,7 +8,7 @@ the result, the stake, each team's game points and the running match score,
 with the match ending at ±``match_target`` as in ``Match``.
 
 The module is pure (no I/O). The pair's effect on the target is the
-engine's own (``lowered_target``, ``raised_target``), and so is the stake
+engine's own (``contract.lowered_target``, ``raised_target``), and so is the stake
 (``contract_stake``); the tests check scorer and engine agree on random
 finished games. The browser's scorer page
 (``web/static/js/scorer.js``) is a line-by-line port of this module; a
@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .engine import (
+from .contract import (
     CANCELLED,
     FAILED,
     MADE,

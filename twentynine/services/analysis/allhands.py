@@ -22,15 +22,14 @@ from typing import Any
 
 from ...game.actions import PAIR, PASS, PLAY, REVEAL, SEVENTH, TRUMP, Action
 from ...game.cards import SUITS, card_text
+from ...game.contract import lowered_target, raised_target
 from ...game.engine import (
     PAIR_WINDOW,
     PLAYING,
     SEVENTH_CARD_INDEX,
     TRUMP_CHOICE,
     Deal,
-    lowered_target,
     partner_of,
-    raised_target,
 )
 from ...solver import Goal, Move, Outcome, Position, Solver
 from ...solver.single import SinglePosition, SingleSolver
