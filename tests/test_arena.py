@@ -161,3 +161,64 @@ def test_code_fingerprint_follows_the_playing_code(tmp_path):
     assert code_fingerprint(tmp_path) == first  # an interface is not playing code
     (tmp_path / "bots" / "x.py").write_text("x = 2\n")
     assert code_fingerprint(tmp_path) != first
+
+
+def test_runs_reports_kept_runs_each_and_pooled(tmp_path, capsys):
+    first, second = tmp_path / "s3", tmp_path / "s5"
+    assert _arena(first, "--deals", "3") == 0
+    assert _arena(second, "--deals", "2", "--seed", "5") == 0
+    # a later session's code: pooled, and said
+    run = json.loads((second / "run.json").read_text())
+    (second / "run.json").write_text(json.dumps({**run, "code": "0" * 16}))
+    capsys.readouterr()
+    assert main(["runs", str(first), str(second)]) == 0
+    out = capsys.readouterr().out
+    assert f"{first}: 3 deals (seed 3, code " in out and f"{second}: 2 deals (seed 5, code " in out
+    assert "2 runs, 2 versions of the playing code" in out and "0" * 16 in out
+    assert "casual (A) vs novice (B), 5 duplicate deals" in out
+    # the pooled figures are those of the boards of both runs taken together
+    from twentynine.services.arena_folder import read_run
+
+    boards = read_run(first).boards + read_run(second).boards
+    pooled = summarise("casual", "novice", boards)
+    assert f"A minus B: {pooled.mean:+.3f}" in out
+    # one run, stopped: its own line and its statistics
+    assert main(["runs", str(first)]) == 0
+    assert "casual (A) vs novice (B), 3 duplicate deals" in capsys.readouterr().out
+
+
+def test_runs_refuses_what_does_not_pool(tmp_path, capsys):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert _arena(a, "--deals", "2") == 0
+    assert _arena(b, "--deals", "2") == 0  # the same seed: the same deals
+    capsys.readouterr()
+    assert main(["runs", str(a), str(b)]) == 2
+    assert "were dealt with the same seed (3)" in capsys.readouterr().err
+    other = tmp_path / "other"
+    status = main(["arena", "casual", "random", "--deals", "2", "--quiet", "--seed", "4",
+                   "--out", str(other)])  # fmt: skip
+    assert status == 0
+    capsys.readouterr()
+    assert main(["runs", str(a), str(other)]) == 2
+    assert "did not play the same match: bot B differ" in capsys.readouterr().err
+    modern = tmp_path / "modern"
+    assert _arena(modern, "--deals", "1", "--seed", "6", "--profile", "modern") == 0
+    capsys.readouterr()
+    assert main(["runs", str(a), str(modern)]) == 2
+    assert "the rules differ" in capsys.readouterr().err
+    # no folder, no run, a damaged description, a run with no board yet
+    assert main(["runs", str(tmp_path / "nowhere")]) == 2
+    assert "holds no arena run (no run.json)" in capsys.readouterr().err
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "run.json").write_text("[1, 2]")
+    assert main(["runs", str(tmp_path / "bad")]) == 2
+    assert "is not a run's description" in capsys.readouterr().err
+    (tmp_path / "bad" / "run.json").write_text('{"a": "casual"}')
+    assert main(["runs", str(tmp_path / "bad")]) == 2
+    assert "no format, b, rules, seed, code" in capsys.readouterr().err
+    run = json.loads((a / "run.json").read_text())
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "run.json").write_text(json.dumps({**run, "seed": 9}))
+    assert main(["runs", str(a), str(empty)]) == 2
+    assert "has no finished board yet" in capsys.readouterr().err

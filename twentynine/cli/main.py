@@ -178,6 +178,12 @@ def _parser() -> argparse.ArgumentParser:
         "for N worker processes here (needs the research extra); same results as --jobs",
     )
 
+    from . import runs
+
+    ru = add("runs", "Report arena runs kept in folders (--out), each and pooled.")
+    ru.epilog = runs.EXAMPLES
+    runs.add_arguments(ru)
+
     from . import ladder
 
     la = add("ladder", "Rate bots and characters by a round robin of duplicate matches.")
@@ -459,6 +465,12 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_runs(args: argparse.Namespace) -> int:
+    from .runs import run
+
+    return run(args)
+
+
 def cmd_ladder(args: argparse.Namespace) -> int:
     from .ladder import run
 
@@ -509,6 +521,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "bench": cmd_bench,
         "serve": cmd_serve,
         "arena": cmd_arena,
+        "runs": cmd_runs,
         "ladder": cmd_ladder,
         "bidding-build": cmd_bidding_build,
         "bot-serve": cmd_bot_serve,

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -198,6 +199,66 @@ def read_boards(log: Path) -> list[BoardResult]:
     return [boards[d] for d in sorted(boards)]
 
 
+@dataclass
+class KeptRun:
+    """A run read back from its folder, finished or stopped: what was played, and its boards."""
+
+    path: Path
+    identity: dict[str, Any]
+    boards: list[BoardResult]
+
+
+def read_run(path: Path) -> KeptRun:
+    """The run kept in ``path`` (``FolderError`` when there is none or it cannot be read)."""
+    run_file = path / "run.json"
+    if not run_file.exists():
+        raise FolderError(f"{path} holds no arena run (no run.json)")
+    try:
+        ident = json.loads(run_file.read_text())
+    except (OSError, ValueError) as e:
+        raise FolderError(f"cannot read {run_file}: {e}") from None
+    if not isinstance(ident, dict):
+        raise FolderError(f"{run_file} is not a run's description")
+    missing = [k for k in ("format", "a", "b", "rules", "seed", "code") if k not in ident]
+    if missing:
+        raise FolderError(f"{run_file} is not a run's description (no {', '.join(missing)})")
+    if ident["format"] != FORMAT:
+        raise FolderError(f"{run_file} has format {ident['format']!r}; this version reads {FORMAT}")
+    return KeptRun(path, ident, read_boards(path / "boards.jsonl"))
+
+
+def pool_runs(runs: list[KeptRun]) -> list[BoardResult]:
+    """The boards of ``runs`` taken together, as one sample of deals.
+
+    Runs pool when they played the same two bots under the same rules on other
+    deals (other seeds); a ``FolderError`` says which run differs and how. The
+    playing code may differ between them (a later session's fingerprint): the
+    caller says so beside the figures, as boards are only comparable when it
+    played the same way.
+    """
+    if not runs:
+        raise FolderError("no run to report")
+    first = runs[0]
+    seeds: dict[Any, Path] = {}
+    for run in runs:
+        for key, what in (("a", "bot A"), ("b", "bot B"), ("rules", "the rules")):
+            if run.identity[key] != first.identity[key]:
+                raise FolderError(
+                    f"{run.path} and {first.path} did not play the same match: {what} differ "
+                    f"({run.identity[key]!r} against {first.identity[key]!r})"
+                )
+        seed = run.identity["seed"]
+        if seed in seeds:
+            raise FolderError(
+                f"{run.path} and {seeds[seed]} were dealt with the same seed ({seed}): "
+                "their deals are the same ones, not more of them"
+            )
+        seeds[seed] = run.path
+        if not run.boards:
+            raise FolderError(f"{run.path} has no finished board yet")
+    return [board for run in runs for board in run.boards]
+
+
 def write_records(out: Path, boards: Iterable[BoardResult]) -> None:
     games = out / "games"
     games.mkdir(parents=True, exist_ok=True)
@@ -209,4 +270,13 @@ def write_records(out: Path, boards: Iterable[BoardResult]) -> None:
             (games / f"deal{board.deal:05d}-{side}.json").write_text(json.dumps(g.record) + "\n")
 
 
-__all__ = ["FolderError", "RunFolder", "code_fingerprint", "read_boards", "write_records"]
+__all__ = [
+    "FolderError",
+    "KeptRun",
+    "RunFolder",
+    "code_fingerprint",
+    "pool_runs",
+    "read_boards",
+    "read_run",
+    "write_records",
+]
