@@ -154,3 +154,56 @@ def test_the_odds_count_every_trick_start_and_the_last_trick_is_certain(bhoos_ru
     with pytest.raises(SystemExit):
         contracts.main(["casual", "novice", "--odds"])
     assert "--odds goes with --run" in capsys.readouterr().err
+
+
+def _auction(profile: str, calls: list[int]):
+    from twentynine.game.actions import Action
+    from twentynine.game.dealing import deal_hands
+    from twentynine.game.engine import AUCTION, Deal
+    from twentynine.game.rules import resolve
+
+    deal = Deal(resolve(profile), 0, deal_hands(1, 0))
+    for amount in calls:
+        seat = deal.to_act
+        deal.apply(Action.bid(seat, amount) if amount else Action.pass_(seat))
+    assert deal.phase != AUCTION
+    return deal
+
+
+@pytest.mark.parametrize(
+    ("profile", "calls", "role"),
+    [
+        ("pagat", [16, 0, 0, 0], "opened"),
+        ("pagat", [16, 17, 0, 0, 0], "raised"),
+        ("pagat", [16, 17, 0, 0, 18, 0, 0, 0], "raised"),  # the opener, over an overcall
+        ("pagat", [0, 0, 0], "forced"),  # dealer_forced
+        ("bhoos", [16, 0, 0, 0], "opened"),
+        ("bhoos", [16, 17, 17, 0, 0, 0], "matched"),
+        ("bhoos", [16, 17, 0, 0, 0], "raised"),  # a challenge the defender let go
+        ("bhoos", [16, 17, 17, 0, 18, 18, 0, 0], "matched"),
+        ("bhoos", [0, 0, 0], "forced"),
+    ],
+)
+def test_each_contract_is_told_by_how_its_holder_came_to_it(profile, calls, role):
+    from twentynine.benchmarks.played import call_role
+
+    assert call_role(_auction(profile, calls)) == role
+
+
+def test_the_roles_table_accounts_for_every_contract(bhoos_run, capsys):
+    from twentynine.benchmarks.played import ROLES
+
+    _, boards, _ = contracts.read_run(bhoos_run)
+    held = [c for b in boards for c in b.contracts]
+    assert held and {c.role for c in held} <= set(ROLES) and all(c.bid >= 16 for c in held)
+    assert contracts.main(["--run", str(bhoos_run), "--roles"]) == 0
+    text = capsys.readouterr().out
+    rows = re.findall(r"^\s+([AB])\s+(\w+)\s+(\d+)\s+(\d+)\s", text, re.M)
+    assert rows and {r[1] for r in rows} <= set(ROLES)
+    assert sum(int(r[3]) for r in rows) == len(held)
+    for side in "AB":
+        mine = [c for c in held if c.side == side]
+        assert sum(int(r[3]) for r in rows if r[0] == side) == len(mine)
+    with pytest.raises(SystemExit):
+        contracts.main(["casual", "novice", "--roles"])
+    assert "--roles goes with --run" in capsys.readouterr().err

@@ -17,7 +17,9 @@ contract decision times (median and p95).
 ``--run DIR`` plays nothing: it sets an arena run's contracts (and with
 ``--moves`` its cards) against the solution (``benchmarks/played.py``); with
 ``--odds`` it also counts how often each solved margin at a trick's start
-was made (``benchmarks/odds.py``).
+was made (``benchmarks/odds.py``); with ``--roles``, how each side came to
+hold its contracts (opened, raised over another bid, matched a challenge,
+forced) at each bid, and how those went.
 """
 
 from __future__ import annotations
@@ -136,6 +138,12 @@ def main(argv: list[str] | None = None) -> int:
         help="with --run: also count the moves that gave back the solved result",
     )
     p.add_argument(
+        "--roles",
+        action="store_true",
+        help="with --run: also show how each side came to hold its contracts (opened, "
+        "raised, matched, forced) by bid, and how they went",
+    )
+    p.add_argument(
         "--odds",
         action="store_true",
         help="with --run: also count how often each solved margin at a trick's start was "
@@ -156,11 +164,11 @@ def main(argv: list[str] | None = None) -> int:
                 ident, played, giveaways = read_run(folder, args.moves, odds)
             except FolderError as e:
                 p.error(str(e))
-            print(report_run(folder, ident, played, giveaways))
+            print(report_run(folder, ident, played, giveaways, args.roles))
         if odds is not None:
             print(report_odds(odds))
         return 0
-    for flag in ("moves", "odds"):
+    for flag in ("moves", "odds", "roles"):
         if getattr(args, flag):
             p.error(f"--{flag} goes with --run DIR")
     if args.a is None or args.b is None:

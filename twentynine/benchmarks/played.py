@@ -58,6 +58,8 @@ class PlayedContract:
     solved: int  # +1, 0, -1 by the solution
     played: int  # +1 made, 0 cancelled, -1 failed at the table
     stake: int
+    bid: int = 0
+    role: str = ""  # how the holder came to it (``call_role``)
 
 
 @dataclass
@@ -74,6 +76,27 @@ class Giveaways:
 
     chances: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     lost: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+
+
+# How the holder came to its contract, by its last call (``call_role``).
+OPENED, RAISED, MATCHED, FORCED = "opened", "raised", "matched", "forced"
+ROLES = (OPENED, RAISED, MATCHED, FORCED)
+
+
+def call_role(deal: Deal) -> str:
+    """How the contract's holder came to it: ``opened`` (its opening bid stood),
+    ``raised`` (it bid over another seat's bid: an overcall in the open auction, a
+    challenge nobody matched in the duel), ``matched`` (a duel defender that matched
+    a challenge) or ``forced`` (nobody bid: the ``all_pass`` rule gave it)."""
+    bids = [(seat, amount) for seat, amount in deal.auction if amount]
+    if deal.forced or not bids:
+        return FORCED
+    last = max(i for i, (seat, amount) in enumerate(bids) if seat == deal.bidder)
+    if last == 0:
+        return OPENED
+    if bids[last - 1][1] == bids[last][1]:
+        return MATCHED
+    return RAISED
 
 
 def solved_result(deal: Deal) -> int:
@@ -168,7 +191,8 @@ def read_run(
             stake = contract_stake(deal.rules, deal.bid, MULTIPLIER[deal.doubling], False)
             solved = solved_result(deal)
             played = RESULTS.get(g.result, 0)
-            pb.contracts.append(PlayedContract(holder, solved, played, stake))
+            role = call_role(deal)
+            pb.contracts.append(PlayedContract(holder, solved, played, stake, deal.bid, role))
             total += solved * stake if holder == "A" else -solved * stake
             if giveaways is not None:
                 count_giveaways(deal, g.a_team, giveaways)
@@ -194,6 +218,7 @@ def report_run(
     ident: dict[str, object],
     boards: list[PlayedBoard],
     giveaways: Giveaways | None = None,
+    roles: bool = False,
 ) -> str:
     a, b = ident["a"], ident["b"]
     lines = [
@@ -216,6 +241,8 @@ def report_run(
             f"{_share(len(makes), len(held))}; made at the table {made_of_makes} of those and "
             f"{made_of_fails} of the others"
         )
+    if roles:
+        lines.extend(report_roles(boards))
     if giveaways is not None:
         lines.append("  give-aways: moves that worsened the solved result for the mover's side,")
         lines.append("  of the moves with something to lose")
@@ -231,11 +258,38 @@ def report_run(
     return "\n".join(lines)
 
 
+def report_roles(boards: list[PlayedBoard]) -> list[str]:
+    """Per side, how it came to hold its contracts (``call_role``) and at what bid: how
+    many, how many the solution makes, how many it made at the table, and the game
+    points they brought its side (the holder's results times their stakes)."""
+    lines = [
+        "  how each side came to hold its contracts (its last call), by bid:",
+        f"    {'side':<5}{'role':<9}{'bid':>4}{'held':>7}{'solution makes':>16}"
+        f"{'made':>8}{'game points':>13}",
+    ]
+    for label in ("A", "B"):
+        held = [c for x in boards for c in x.contracts if c.side == label]
+        for role in ROLES:
+            for bid in sorted({c.bid for c in held if c.role == role}):
+                group = [c for c in held if c.role == role and c.bid == bid]
+                makes = sum(1 for c in group if c.solved > 0)
+                made = sum(1 for c in group if c.played > 0)
+                points = sum(c.played * c.stake for c in group)
+                lines.append(
+                    f"    {label:<5}{role:<9}{bid:>4}{len(group):>7}"
+                    f"{_share(makes, len(group)):>16}{_share(made, len(group)):>8}{points:>+13d}"
+                )
+    return lines
+
+
 __all__ = [
+    "ROLES",
     "Giveaways",
     "PlayedBoard",
     "PlayedContract",
+    "call_role",
     "count_giveaways",
     "read_run",
+    "report_roles",
     "report_run",
 ]
