@@ -340,3 +340,40 @@ def test_a_short_budget_solves_fewer_worlds_and_a_clock_share_bids_by_the_model(
     asked.clear()
     assert deterministic("expert", 3, 0.03).act(obs) == Action.trump(0, 2)  # the model's
     assert asked == []
+
+
+def _duel_after(calls: list[int]) -> Deal:
+    deal = Deal(PROFILES["bhoos"], 0, deal_hands(11, 0))
+    for amount in calls:
+        seat = deal.to_act
+        deal.apply(Action.bid(seat, amount) if amount else Action.pass_(seat))
+    return deal
+
+
+@pytest.mark.parametrize(
+    ("calls", "raised"),
+    [
+        ([16], False),  # a challenge of 17
+        ([16, 17], False),  # the defender matching 17
+        ([16, 17, 17], True),  # a challenge of 18
+        ([16, 17, 17, 18], True),  # the defender matching 18
+        ([], False),  # opening
+        ([16, 17, 17, 0], False),  # the defender's partner: over its partner, not raised
+        ([16, 17, 17, 0, 0], True),  # the last challenger, over 17: 18
+    ],
+)
+def test_duel_high_margin_asks_more_of_a_call_over_an_opponent_from_18(calls, raised):
+    deal = _duel_after(calls)
+    obs = observe_deal(deal, deal.to_act)
+    plain = make_bot("expert", seed=1)
+    higher = make_bot("expert[duel_high_margin=0.3]", seed=1)
+    assert isinstance(plain, ExpertBot) and isinstance(higher, ExpertBot)
+    assert plain.duel_high_margin == 0.0 and higher.duel_high_margin == 0.3
+    extra = higher.margin(obs) - plain.margin(obs)
+    assert extra == pytest.approx(0.3 if raised else 0.0)
+    # the open auction is left as it was
+    pagat = Deal(PROFILES["pagat"], 0, deal_hands(11, 0))
+    for amount in (16, 17, 18):
+        pagat.apply(Action.bid(pagat.to_act, amount))
+    seen = observe_deal(pagat, pagat.to_act)
+    assert higher.margin(seen) == pytest.approx(plain.margin(seen))

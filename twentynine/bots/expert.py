@@ -49,6 +49,9 @@ DUEL_PASS_WEIGHT = 1.0
 # Added to the margin when the rollout judges a call: it counts what passing leads to,
 # so a bid need not beat passing by as much (-0.15: a margin of -0.05 at the default).
 ROLLOUT_MARGIN = -0.15
+# More to bid, in the duel auction, over an opponent's bid from this level on (a
+# challenge, or a defender's match): ``duel_high_margin`` (off by default).
+DUEL_HIGH_FROM = 18
 EXACT_FROM = 3  # the trick (1-based) from which play is also valued in card points
 # The level's own budget buys a contract decision all ``AUCTION_WORLDS`` worlds: it is
 # about what one takes here (the duel rollout's median, docs/bots.md). A budget below it,
@@ -85,6 +88,9 @@ class ExpertBot(ExpertV1Bot):
     auction_rollout = False
     duel_rollout = True
     rollout_margin = ROLLOUT_MARGIN
+    # added to the margin of a duel call over an opponent's bid at ``DUEL_HIGH_FROM`` or
+    # more (the expert's challenges there were made 40% of the time: docs/bots.md)
+    duel_high_margin = 0.0
     # a contract's worlds valued by the chance of making it at the table, from the solved
     # margin (``contract.MakeRate``; off: by the solution's made or failed)
     soft_contract = False
@@ -116,6 +122,7 @@ class ExpertBot(ExpertV1Bot):
         "auction_rollout",
         "duel_rollout",
         "rollout_margin",
+        "duel_high_margin",
         "soft_contract",
         "auction_pool",
         "play_pool",
@@ -230,6 +237,10 @@ class ExpertBot(ExpertV1Bot):
             margin += self.partner_margin
         if holder is None and obs.rules.auction == "duel":
             margin += self.duel_opening_margin
+        if holder is not None and holder & 1 != obs.seat & 1 and obs.rules.auction == "duel":
+            lowest = min((a.value or 0 for a in obs.legal if a.kind == BID), default=0)
+            if lowest >= DUEL_HIGH_FROM:
+                margin += self.duel_high_margin
         return margin
 
     def evaluate(
