@@ -128,12 +128,7 @@ class RunFolder:
             return cls(path, ident, [])
         if not run_file.exists():
             return cls(path, ident, [])  # nothing to resume yet: start it
-        try:
-            earlier = json.loads(run_file.read_text())
-        except (OSError, ValueError) as e:
-            raise FolderError(f"cannot read {run_file}: {e}") from None
-        if not isinstance(earlier, dict):
-            raise FolderError(f"{run_file} is not a run's description")
+        earlier = _description(run_file)
         for key, what in (
             ("format", "the folder's format"),
             ("a", "bot A"),
@@ -199,6 +194,17 @@ def read_boards(log: Path) -> list[BoardResult]:
     return [boards[d] for d in sorted(boards)]
 
 
+def _description(run_file: Path) -> dict[str, Any]:
+    """A folder's ``run.json`` as a dict (``FolderError`` when it cannot be read as one)."""
+    try:
+        ident = json.loads(run_file.read_text())
+    except (OSError, ValueError) as e:
+        raise FolderError(f"cannot read {run_file}: {e}") from None
+    if not isinstance(ident, dict):
+        raise FolderError(f"{run_file} is not a run's description")
+    return ident
+
+
 @dataclass
 class KeptRun:
     """A run read back from its folder, finished or stopped: what was played, and its boards."""
@@ -213,12 +219,7 @@ def read_run(path: Path) -> KeptRun:
     run_file = path / "run.json"
     if not run_file.exists():
         raise FolderError(f"{path} holds no arena run (no run.json)")
-    try:
-        ident = json.loads(run_file.read_text())
-    except (OSError, ValueError) as e:
-        raise FolderError(f"cannot read {run_file}: {e}") from None
-    if not isinstance(ident, dict):
-        raise FolderError(f"{run_file} is not a run's description")
+    ident = _description(run_file)
     missing = [k for k in ("format", "a", "b", "rules", "seed", "code") if k not in ident]
     if missing:
         raise FolderError(f"{run_file} is not a run's description (no {', '.join(missing)})")
