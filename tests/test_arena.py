@@ -222,3 +222,26 @@ def test_runs_refuses_what_does_not_pool(tmp_path, capsys):
     (empty / "run.json").write_text(json.dumps({**run, "seed": 9}))
     assert main(["runs", str(a), str(empty)]) == 2
     assert "has no finished board yet" in capsys.readouterr().err
+
+
+def test_a_kept_run_takes_each_board_as_it_finishes(tmp_path, monkeypatch, capsys):
+    """With --out a worker hands back every board as it is played (chunks of one), so a
+    run stopped with two workers loses only the boards in play; without --out the
+    default chunks stand."""
+    import twentynine.services.arena as arena
+
+    seen: list[int | None] = []
+    real = arena.run_boards
+
+    def spy(*args, **kwargs):
+        seen.append(args[6] if len(args) > 6 else kwargs.get("chunksize"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(arena, "run_boards", spy)
+    assert _arena(tmp_path / "kept", "--deals", "3", "--jobs", "2") == 0
+    assert main(["arena", "casual", "novice", "--deals", "2", "--quiet", "--jobs", "2"]) == 0
+    assert seen == [1, None]
+    capsys.readouterr()
+    # chunks of one give every board, each once
+    got = sorted(b.deal for b in real(PROFILES["pagat"], "casual", "random", 7, 3, 2, 1))
+    assert got == list(range(7))

@@ -438,7 +438,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
                 return 2
             source = cluster_boards(client, rules, args.a, args.b, todo, args.seed)
         else:
-            source = run_boards(rules, args.a, args.b, todo, args.seed, jobs)
+            # a kept run gets each board as it finishes, so a stop loses only those in play
+            chunk = 1 if folder is not None else None
+            source = run_boards(rules, args.a, args.b, todo, args.seed, jobs, chunk)
         with Progress(disable=args.quiet, transient=True) as progress:
             task = progress.add_task(f"{args.a} vs {args.b}", total=args.deals)
             progress.advance(task, len(kept))

@@ -283,9 +283,15 @@ def _board_job(args: tuple[Rules, str, str, int, int]) -> BoardResult:
     return play_board(rules, a, b, deal_no, seed)
 
 
-def run_jobs(job: Callable[[W], R], work: list[W], jobs: int = 1) -> Iterator[R]:
+def run_jobs(
+    job: Callable[[W], R], work: list[W], jobs: int = 1, chunksize: int | None = None
+) -> Iterator[R]:
     """``job`` of each work item, yielded as they finish: in order in this process
-    with ``jobs`` <= 1, else in any order from a pool of ``jobs`` worker processes."""
+    with ``jobs`` <= 1, else in any order from a pool of ``jobs`` worker processes.
+
+    A worker hands back its items ``chunksize`` at a time (by default a twentieth of
+    its share, which suits many short items); ``chunksize=1`` yields each item as it
+    finishes, for callers that keep each one (a stopped run loses only those in play)."""
     if jobs <= 1:
         for w in work:
             yield job(w)
@@ -293,8 +299,9 @@ def run_jobs(job: Callable[[W], R], work: list[W], jobs: int = 1) -> Iterator[R]
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn" if os.name == "nt" else "fork")
+    chunk = chunksize if chunksize is not None else max(1, len(work) // (jobs * 20))
     with ctx.Pool(jobs) as pool:
-        yield from pool.imap_unordered(job, work, chunksize=max(1, len(work) // (jobs * 20)))
+        yield from pool.imap_unordered(job, work, chunksize=chunk)
 
 
 def deal_numbers(deals: int | Sequence[int]) -> list[int]:
@@ -303,12 +310,19 @@ def deal_numbers(deals: int | Sequence[int]) -> list[int]:
 
 
 def run_boards(
-    rules: Rules, a: str, b: str, deals: int | Sequence[int], seed: int, jobs: int = 1
+    rules: Rules,
+    a: str,
+    b: str,
+    deals: int | Sequence[int],
+    seed: int,
+    jobs: int = 1,
+    chunksize: int | None = None,
 ) -> Iterator[BoardResult]:
     """Yield board results as they finish (in any order when ``jobs`` > 1). ``deals``
-    is how many (numbers 0 to deals - 1) or which deal numbers to play."""
+    is how many (numbers 0 to deals - 1) or which deal numbers to play; ``chunksize``
+    as in ``run_jobs`` (1: each board as soon as it is played)."""
     work = [(rules, a, b, i, seed) for i in deal_numbers(deals)]
-    return run_jobs(_board_job, work, jobs)
+    return run_jobs(_board_job, work, jobs, chunksize)
 
 
 def plot(summary: Summary, path: Path) -> None:
