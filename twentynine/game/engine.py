@@ -6,8 +6,8 @@ chains deals into a match. Its small API: ``legal_actions()``,
 ``apply(action)`` (returning the events it caused), ``clone()``, ``to_act``,
 ``is_over()``. Parts of it live in modules of their own below this one: the
 auction's steps (``auction``), the pair and the early end (``pair``), the
-explanations of refused actions (``refusals``), and the contract's names and
-arithmetic (``contract``).
+explanations of refused actions (``refusals``), the deal's fields (``state``),
+and the contract's names and arithmetic (``contract``).
 
 Nothing here reads a clock, a file or global random state. Hidden
 information leaves only through ``observation`` (the module above this one:

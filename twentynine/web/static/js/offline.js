@@ -426,9 +426,12 @@ document.addEventListener("click", async (e) => {
   if (!link) return;
   e.preventDefault();
   const id = window.twentynine?.game?.id;
+  if (!id) {
+    toast(t("record.no_game"), "error");
+    return;
+  }
   let text;
   try {
-    if (!id) throw new Error(t("record.no_game"));
     text = await evaluate(`import json\njson.dumps(host.lobby.sessions[${JSON.stringify(id)}].game.record(), indent=1)`);
   } catch (err) {
     toast(t("record.failed", { message: err?.message || String(err) }), "error");
