@@ -263,7 +263,12 @@ def test_a_pass_counts_the_standing_contract_by_the_pass_weight(
     from twentynine.bots import contract
 
     monkeypatch.setattr(contract.ContractJudge, "best_suit", lambda self, bid: (0, 0.2))
-    monkeypatch.setattr(contract.ContractJudge, "holder_value", lambda self, holder, bid: -0.5)
+    monkeypatch.setattr(
+        contract.ContractJudge, "results", lambda self, b, bid, t: [0.2] * len(self.worlds)
+    )
+    monkeypatch.setattr(
+        contract.ContractJudge, "holder_results", lambda self, h, bid: [-0.5] * len(self.worlds)
+    )
     bhoos = PROFILES["bhoos"]
     duel = Deal(bhoos, 3, deal_hands(8, 3))
     duel.apply(Action.bid(duel.to_act, 16))  # the opener defends 16; the next seat challenges

@@ -15,6 +15,7 @@ Only the seat's own cards and the public auction go in: see ``AuctionWorld``.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -168,22 +169,29 @@ class ContractJudge:
                 w *= model.auction_likelihood(world.first[seat], call, obs.rules, places[seat])
             return w
 
-        # With others' calls to weigh, each of the ``worlds`` solved is drawn from
-        # ``pool`` dealt ones in proportion to their likelihood and carries their mean
-        # (importance resampling): the worlds solved follow the calls instead of half
-        # of them counting for little, and the mean stays unbiased.
-        draws = pool if calls else 1
+        self._rng = rng
+        self._likelihood = likelihood
+        # With others' calls to weigh, each world solved is drawn from ``pool`` dealt
+        # ones in proportion to their likelihood and carries their mean (importance
+        # resampling): the worlds solved follow the calls instead of half of them
+        # counting for little, and the mean stays unbiased.
+        self._draws = pool if calls else 1
+        self._cache: dict[tuple[int, int, int, int], float] = {}
+        self.extend(worlds)
+
+    def extend(self, worlds: int) -> None:
+        """Deal ``worlds`` more worlds (those already dealt, and their solves, stay)."""
+        draws = self._draws
         for _ in range(worlds):
-            dealt = [auction_world(obs, rng) for _ in range(draws)]
-            weights = [likelihood(world) for world in dealt]
+            dealt = [auction_world(self.obs, self._rng) for _ in range(draws)]
+            weights = [self._likelihood(world) for world in dealt]
             total = sum(weights)
             if draws == 1 or total <= 0:
                 chosen = 0
             else:
-                chosen = rng.choices(range(draws), weights)[0]
+                chosen = self._rng.choices(range(draws), weights)[0]
             self.worlds.append(dealt[chosen])
             self.weights.append(total / draws)
-        self._cache: dict[tuple[int, int, int, int], float] = {}
 
     # -- one solve ---------------------------------------------------------------------
     def result(self, index: int, bidder: int, trump: int, bid: int) -> float:
@@ -206,16 +214,17 @@ class ContractJudge:
         self._cache[key] = value
         return value
 
+    def results(self, bidder: int, bid: int, trump_of: Callable[[int], int]) -> list[float]:
+        """The result of ``bidder``'s contract in each world, named ``trump_of(i)`` in
+        world i (0 for a world of no weight, which is not solved)."""
+        return [
+            self.result(i, bidder, trump_of(i), bid) if w > 0 else 0.0
+            for i, w in enumerate(self.weights)
+        ]
+
     def expected(self, bidder: int, bid: int, trump_of: Callable[[int], int]) -> float:
         """The weighted mean result of ``bidder``'s contract, named ``trump_of(i)`` in world i."""
-        total = sum(self.weights)
-        if total <= 0:
-            return 0.0
-        s = 0.0
-        for i, w in enumerate(self.weights):
-            if w > 0:
-                s += w * self.result(i, bidder, trump_of(i), bid)
-        return s / total
+        return weighted_mean(self.results(bidder, bid, trump_of), self.weights)
 
     # -- the seat's own choices ----------------------------------------------------------
     def best_suit(self, bid: int) -> tuple[int, float]:
@@ -239,13 +248,56 @@ class ContractJudge:
         assert seat is not None
         return self.expected(seat, bid, lambda i: self.worlds[i].seventh >> 3)
 
-    def holder_value(self, holder: int, bid: int) -> float:
-        """The expected result of the standing contract of ``holder``, whose suit in
-        each world is the one its first batch there makes most attractive."""
+    def holder_results(self, holder: int, bid: int) -> list[float]:
+        """The result in each world of the standing contract of ``holder``, whose suit
+        there is the one its first batch makes most attractive."""
         place = place_of(self.obs, holder)
-        return self.expected(
+        return self.results(
             holder, bid, lambda i: self.model.best_trump(self.worlds[i].first[holder], place)[0]
         )
+
+    def holder_value(self, holder: int, bid: int) -> float:
+        """The expected result of the standing contract of ``holder`` (``holder_results``)."""
+        return weighted_mean(self.holder_results(holder, bid), self.weights)
+
+
+def weighted_mean(values: Sequence[float], weights: Sequence[float]) -> float:
+    total = sum(weights)
+    if total <= 0:
+        return 0.0
+    return sum(w * v for v, w in zip(values, weights, strict=True)) / total
+
+
+@dataclass(frozen=True)
+class MoreWorlds:
+    """When a call's worlds leave it in doubt, deal more of them.
+
+    A call is judged by the weighted mean, over the worlds, of what bidding is
+    worth more than passing, against a margin. With 40 worlds valued +1 or -1
+    that mean has a standard error of about 0.15 game points, more than the
+    margin itself, so a call near the margin is a coin toss while most calls are
+    clear after a few worlds. Here a call whose mean is within ``z`` standard
+    errors of the margin gets ``step`` more worlds, up to ``most`` in all.
+    """
+
+    most: int
+    z: float = 1.5
+    step: int = 20
+
+    def settled(self, gains: Sequence[float], weights: Sequence[float], margin: float) -> bool:
+        """Whether the call is clear: enough worlds, or a mean ``z`` standard errors
+        away from ``margin`` (the weighted mean's error, from the worlds' spread)."""
+        if len(gains) >= self.most:
+            return True
+        total = sum(weights)
+        if total <= 0:
+            return True
+        mean = weighted_mean(gains, weights)
+        var = sum(w * w * (g - mean) ** 2 for g, w in zip(gains, weights, strict=True))
+        return abs(mean - margin) > self.z * math.sqrt(var) / total
+
+    def more(self, dealt: int) -> int:
+        return min(self.step, self.most - dealt)
 
 
 def _always(suit: int) -> Callable[[int], int]:
@@ -266,6 +318,7 @@ def simulated_bid(
     weigh_calls: bool = True,
     make_rate: MakeRate | None = None,
     pool: int = 1,
+    more: MoreWorlds | None = None,
 ) -> Action:
     """Bid the lowest bid allowed when that is worth more than passing, by ``margin``.
 
@@ -275,7 +328,8 @@ def simulated_bid(
     challenge the holder). ``weigh_calls``: the worlds weighed by the others'
     calls so far (off: every world as likely); ``make_rate``: worlds valued by the
     chance of making at the table rather than by the solution's made or failed; ``pool``:
-    dealt worlds per world solved (``ContractJudge``)."""
+    dealt worlds per world solved (``ContractJudge``); ``more``: more worlds while
+    the call is in doubt (``MoreWorlds``; None: ``worlds`` decide)."""
     seat = obs.seat
     assert seat is not None
     bids = sorted((a for a in obs.legal if a.kind == BID), key=lambda a: a.value or 0)
@@ -283,17 +337,27 @@ def simulated_bid(
         return pass_action(obs)
     lowest = bids[0].value
     assert lowest is not None
-    judge = ContractJudge(obs, model, rng, worlds, weigh_calls, make_rate, pool)
-    _suit, value = judge.best_suit(lowest)
-    bidding = stake(obs, lowest) * value
-    holder, standing = standing_bid(obs)
-    passing = 0.0
-    if holder is not None and standing:
-        mine = holder & 1 == seat & 1
-        held = stake(obs, standing) * judge.holder_value(holder, standing)
-        passing = pass_weight * (held if mine else -held)
     if find(obs, PASS) is None:
         return bids[0]
+    judge = ContractJudge(obs, model, rng, worlds, weigh_calls, make_rate, pool)
+    holder, standing = standing_bid(obs)
+    while True:
+        suit, _value = judge.best_suit(lowest)
+        bid_results = judge.results(seat, lowest, _always(suit))
+        held = [0.0] * len(bid_results)
+        side = 0
+        if holder is not None and standing:
+            side = 1 if holder & 1 == seat & 1 else -1
+            held = judge.holder_results(holder, standing)
+        up, down = stake(obs, lowest), pass_weight * side * stake(obs, standing)
+        if more is None:
+            break
+        gains = [up * b - down * h for b, h in zip(bid_results, held, strict=True)]
+        if more.settled(gains, judge.weights, margin):
+            break
+        judge.extend(more.more(len(judge.worlds)))
+    bidding = up * weighted_mean(bid_results, judge.weights)
+    passing = down * weighted_mean(held, judge.weights)
     return bids[0] if bidding > passing + margin else pass_action(obs)
 
 
@@ -330,6 +394,7 @@ __all__ = [
     "AuctionWorld",
     "ContractJudge",
     "MakeRate",
+    "MoreWorlds",
     "auction_world",
     "contract_goal",
     "opening_position",

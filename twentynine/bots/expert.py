@@ -24,7 +24,7 @@ from ..game.actions import BID, PLAY, SINGLE, TRUMP, Action
 from ..game.observation import Observation
 from ..solver import Goal
 from .bidding import calls_by_seat, place_of
-from .contract import MakeRate, simulated_bid, simulated_trump, standing_bid
+from .contract import MakeRate, MoreWorlds, simulated_bid, simulated_trump, standing_bid
 from .expert_v1 import ExpertV1Bot
 from .expert_v1 import _discard_likelihood as discard_likelihood
 from .heuristic import kinds, pass_action
@@ -106,6 +106,14 @@ class ExpertBot(ExpertV1Bot):
     # from the trick ``exact_from`` on, a move valued by the chance at the table of the
     # margin it leaves (``bots/odds.py``) rather than by made or failed alone
     soft_play = False
+    # more worlds for a call still in doubt after ``auction_worlds`` (``contract.MoreWorlds``):
+    # up to this many in all (0: off), while the call is within ``auction_z`` standard
+    # errors of its margin
+    auction_worlds_max = 0
+    auction_z = 1.5
+    # the play's budget (and so its worlds, up to ``max_worlds``) times this: more worlds
+    # where the budget runs out first, the first tricks' leads
+    play_scale = 1.0
     knobs = (
         "read_auction",
         "read_trump_choice",
@@ -129,6 +137,9 @@ class ExpertBot(ExpertV1Bot):
         "simulate_single",
         "single_margin",
         "soft_play",
+        "play_scale",
+        "auction_worlds_max",
+        "auction_z",
     )
 
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
@@ -155,6 +166,11 @@ class ExpertBot(ExpertV1Bot):
         pool = self.auction_pool
         if not bidding:
             return simulated_trump(obs, self.model, rng, worlds, rate, pool)
+        more = None
+        if self.auction_worlds_max > worlds:
+            # a short clock's fewer worlds grow in the same proportion
+            most = self.auction_worlds_max * worlds // self.auction_worlds
+            more = MoreWorlds(most, self.auction_z, max(1, worlds // 2))
         if self.auction_rollout or (self.duel_rollout and obs.rules.auction == "duel"):
             return rollout_bid(
                 obs,
@@ -165,11 +181,19 @@ class ExpertBot(ExpertV1Bot):
                 weigh_calls=self.read_calls_at_bid,
                 make_rate=rate,
                 pool=pool,
+                more=more,
             )
         weight = self.duel_pass_weight if obs.rules.auction == "duel" else 1.0
         margin = self.margin(obs)
         calls = self.read_calls_at_bid
-        return simulated_bid(obs, self.model, rng, worlds, margin, weight, calls, rate, pool)
+        return simulated_bid(
+            obs, self.model, rng, worlds, margin, weight, calls, rate, pool, more=more
+        )
+
+    def play(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
+        if self.play_scale != 1.0:
+            budget = (budget if budget is not None else self.default_budget) * self.play_scale
+        return super().play(obs, rng, budget)
 
     def single_worlds(self, obs: Observation, rng: random.Random) -> Worlds:
         """Weighed worlds for a single-hand decision (none when no world fits)."""

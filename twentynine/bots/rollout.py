@@ -35,7 +35,15 @@ from ..game.cards import cards_of
 from ..game.engine import AUCTION, OVER, SEVENTH_CARD_INDEX, Deal
 from ..game.observation import Observation
 from .bidding import BiddingModel, place_of
-from .contract import FIRST_BATCH, AuctionWorld, ContractJudge, MakeRate, stake
+from .contract import (
+    FIRST_BATCH,
+    AuctionWorld,
+    ContractJudge,
+    MakeRate,
+    MoreWorlds,
+    stake,
+    weighted_mean,
+)
 from .heuristic import find, pass_action
 
 
@@ -70,25 +78,35 @@ class AuctionRollout:
         self.seat = obs.seat
         self.places = [place_of(obs, s) for s in range(4)]
         self.suit = -1  # the seat's own trump, set by ``values``
+        # each world's values of the calls, by world, suit and calls: a world added to
+        # the judge is played out once
+        self._seen: dict[tuple[int, int, tuple[Action, ...]], list[float]] = {}
 
     def values(self, suit: int, calls: list[Action]) -> list[float]:
         """Each call's worth to the seat's side, in game points, naming ``suit`` if it
         ends up holding the contract."""
+        per_world = self.world_values(suit, calls)
+        weights = self.judge.weights
+        return [weighted_mean([v[k] for v in per_world], weights) for k in range(len(calls))]
+
+    def world_values(self, suit: int, calls: list[Action]) -> list[list[float]]:
+        """Each call's worth in each of the judge's worlds (0 in a world of no weight)."""
         self.suit = suit
-        total = sum(self.judge.weights)
-        out = [0.0 for _ in calls]
-        if total <= 0:
-            return out
+        out: list[list[float]] = []
         for i, world in enumerate(self.judge.worlds):
-            w = self.judge.weights[i]
-            if w <= 0:
-                continue
-            base = world_deal(self.obs, world)
-            for k, call in enumerate(calls):
-                deal = base.clone()
-                deal.apply(call)
-                out[k] += w * self._finish(i, world, deal)
-        return [v / total for v in out]
+            key = (i, suit, tuple(calls))
+            found = self._seen.get(key)
+            if found is None:
+                found = [0.0 for _ in calls]
+                if self.judge.weights[i] > 0:
+                    base = world_deal(self.obs, world)
+                    for k, call in enumerate(calls):
+                        deal = base.clone()
+                        deal.apply(call)
+                        found[k] = self._finish(i, world, deal)
+                self._seen[key] = found
+            out.append(found)
+        return out
 
     # -- one world ---------------------------------------------------------------------
     def _finish(self, index: int, world: AuctionWorld, deal: Deal) -> float:
@@ -139,9 +157,11 @@ def rollout_bid(
     weigh_calls: bool = True,
     make_rate: MakeRate | None = None,
     pool: int = 1,
+    more: MoreWorlds | None = None,
 ) -> Action:
     """Bid the lowest bid allowed when, with the rest of the auction played out in each
-    world, that is worth more than passing by ``margin`` game points."""
+    world, that is worth more than passing by ``margin`` game points (with more worlds
+    while that is in doubt: ``more``)."""
     bids = sorted((a for a in obs.legal if a.kind == BID), key=lambda a: a.value or 0)
     if not bids:
         return pass_action(obs)
@@ -150,9 +170,17 @@ def rollout_bid(
     lowest = bids[0].value
     assert lowest is not None
     judge = ContractJudge(obs, model, rng, worlds, weigh_calls, make_rate, pool)
-    suit, _value = judge.best_suit(lowest)
     rollout = AuctionRollout(obs, model, judge)
-    bidding, passing = rollout.values(suit, [bids[0], pass_action(obs)])
+    calls = [bids[0], pass_action(obs)]
+    while True:
+        suit, _value = judge.best_suit(lowest)
+        if more is None:
+            break
+        gains = [bid - passed for bid, passed in rollout.world_values(suit, calls)]
+        if more.settled(gains, judge.weights, margin):
+            break
+        judge.extend(more.more(len(judge.worlds)))
+    bidding, passing = rollout.values(suit, calls)
     return bids[0] if bidding > passing + margin else pass_action(obs)
 
 
