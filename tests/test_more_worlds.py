@@ -7,15 +7,15 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_expert import contract_bot, deterministic
+from test_expert import contract_bot, deterministic, hands_with_first
 
 from twentynine.bots import expert, make_bot
 from twentynine.bots.bidding import default_model
-from twentynine.bots.contract import ContractJudge, MoreWorlds, simulated_bid
+from twentynine.bots.contract import ContractJudge, MoreWorlds, simulated_bid, simulated_trump
 from twentynine.bots.expert import ExpertBot
 from twentynine.bots.rollout import AuctionRollout, rollout_bid
 from twentynine.bots.search import StrongBot
-from twentynine.game.actions import BID, Action
+from twentynine.game.actions import BID, TRUMP, Action
 from twentynine.game.dealing import deal_hands
 from twentynine.game.engine import AUCTION, OVER, Deal
 from twentynine.game.observation import observe_deal
@@ -90,6 +90,35 @@ def test_a_call_in_doubt_gets_more_worlds_up_to_the_most_and_a_clear_one_none(mo
     assert asked == [10]  # clear at once
 
 
+def test_a_trump_in_doubt_gets_more_worlds_and_a_clear_one_none(monkeypatch):
+    """The best suit's lead over the next is what is in doubt: the same results for
+    every suit (no lead at all) deal worlds until the most, one suit that always
+    makes and the others that never do deal none."""
+    asked = _counting_extend(monkeypatch)
+    clear: list[int | None] = [None]
+
+    def results(self, bidder, bid, trump_of):
+        if clear[0] is None:
+            return [(-1.0) ** i for i in range(len(self.worlds))]
+        return [1.0 if trump_of(i) == clear[0] else -1.0 for i in range(len(self.worlds))]
+
+    monkeypatch.setattr(ContractJudge, "results", results)
+    deal = Deal(PROFILES["pagat"], 3, hands_with_first(["JD", "9D", "JC", "9C"], 2))
+    deal.apply(Action.bid(0, 16))
+    for seat in (1, 2, 3):
+        deal.apply(Action.pass_(seat))
+    obs = observe_deal(deal, 0)
+    model = default_model()
+    assert len(ContractJudge(obs, model, random.Random(1), 4).ranked_suits(16)) >= 2
+    asked.clear()
+    simulated_trump(obs, model, random.Random(1), 8, more=MoreWorlds(most=24, step=8))
+    assert asked == [8, 8, 8]
+    asked.clear()
+    clear[0] = 2
+    chosen = simulated_trump(obs, model, random.Random(1), 8, more=MoreWorlds(most=24, step=8))
+    assert chosen == Action.trump(0, 2) and asked == [8]
+
+
 def test_more_worlds_change_nothing_but_the_count_of_worlds(monkeypatch):
     """With ``most`` equal to the first worlds, the call is the call without ``more``;
     the worlds added are dealt after the first ones, which stay as they were."""
@@ -127,10 +156,11 @@ def test_the_expert_hands_its_calls_more_worlds_only_when_asked(monkeypatch):
 
     def judged(obs, model, rng, worlds, *args, more=None, **kw):
         seen.append(more)
-        return next(a for a in obs.legal if a.kind == BID)
+        return next(a for a in obs.legal if a.kind in (BID, TRUMP))
 
     monkeypatch.setattr(expert, "simulated_bid", judged)
     monkeypatch.setattr(expert, "rollout_bid", judged)
+    monkeypatch.setattr(expert, "simulated_trump", judged)
     assert ExpertBot.auction_worlds_max == 0  # off by default
     for profile in ("pagat", "bhoos"):
         rules = PROFILES[profile]
@@ -146,6 +176,13 @@ def test_the_expert_hands_its_calls_more_worlds_only_when_asked(monkeypatch):
         # half the budget: half the worlds, and half as many more
         deterministic("expert[auction_worlds_max=120]", 1, ExpertBot.default_budget / 2).act(obs)
         assert seen == [MoreWorlds(60, 1.5, 10)], profile
+    deal = Deal(PROFILES["pagat"], 3, hands_with_first(["JD", "9D", "7D", "AC"], 2))
+    deal.apply(Action.bid(0, 16))
+    for seat in (1, 2, 3):
+        deal.apply(Action.pass_(seat))
+    seen.clear()
+    contract_bot("expert[auction_worlds_max=80]", 3).act(observe_deal(deal, 0))
+    assert seen == [MoreWorlds(80, 1.5, 20)]  # the trump as well
 
 
 @pytest.mark.parametrize("profile", ["pagat", "bhoos"])

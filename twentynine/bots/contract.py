@@ -229,6 +229,12 @@ class ContractJudge:
     # -- the seat's own choices ----------------------------------------------------------
     def best_suit(self, bid: int) -> tuple[int, float]:
         """The trump the seat's four cards should name for ``bid``, and its expected result."""
+        value, suit = self.ranked_suits(bid)[0]
+        return suit, value
+
+    def ranked_suits(self, bid: int) -> list[tuple[float, int]]:
+        """The suits worth solving for ``bid`` with their expected results, best first
+        (ties to the suit the model rates higher, then the lower suit)."""
         seat = self.obs.seat
         assert seat is not None
         hand = mask_of(self.obs.hand[:FIRST_BATCH])
@@ -240,8 +246,8 @@ class ContractJudge:
         for suit in suits:
             value = self.expected(seat, bid, _always(suit))
             scored.append((value, prior[suit], -suit, suit))
-        value, _, _, suit = max(scored)
-        return suit, value
+        scored.sort(reverse=True)
+        return [(value, suit) for value, _, _, suit in scored]
 
     def seventh_value(self, bid: int) -> float:
         seat = self.obs.seat
@@ -377,13 +383,27 @@ def simulated_trump(
     worlds: int,
     make_rate: MakeRate | None = None,
     pool: int = 1,
+    more: MoreWorlds | None = None,
 ) -> Action:
-    """Name the suit (or call the seventh card) that makes the contract most often."""
+    """Name the suit (or call the seventh card) that makes the contract most often;
+    with ``more``, more worlds while the best suit's lead over the next is in doubt."""
     assert obs.bid is not None
+    seat = obs.seat
+    assert seat is not None
+    bid = obs.bid
     judge = ContractJudge(obs, model, rng, worlds, make_rate=make_rate, pool=pool)
-    suit, value = judge.best_suit(obs.bid)
+    while True:
+        ranked = judge.ranked_suits(bid)
+        if more is None or len(ranked) < 2:
+            break
+        best, second = (judge.results(seat, bid, _always(s)) for _, s in ranked[:2])
+        gains = [a - b for a, b in zip(best, second, strict=True)]
+        if more.settled(gains, judge.weights, 0.0):
+            break
+        judge.extend(more.more(len(judge.worlds)))
+    value, suit = ranked[0]
     seventh = find(obs, SEVENTH)
-    if seventh is not None and judge.seventh_value(obs.bid) > value:
+    if seventh is not None and judge.seventh_value(bid) > value:
         return seventh
     chosen = find(obs, TRUMP, suit)
     assert chosen is not None

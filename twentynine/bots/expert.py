@@ -164,13 +164,13 @@ class ExpertBot(ExpertV1Bot):
             return super().decide(obs, rng, budget)
         rate = MakeRate() if self.soft_contract else None
         pool = self.auction_pool
-        if not bidding:
-            return simulated_trump(obs, self.model, rng, worlds, rate, pool)
         more = None
         if self.auction_worlds_max > worlds:
             # a short clock's fewer worlds grow in the same proportion
             most = self.auction_worlds_max * worlds // self.auction_worlds
             more = MoreWorlds(most, self.auction_z, max(1, worlds // 2))
+        if not bidding:
+            return simulated_trump(obs, self.model, rng, worlds, rate, pool, more=more)
         if self.auction_rollout or (self.duel_rollout and obs.rules.auction == "duel"):
             return rollout_bid(
                 obs,
