@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 from test_expert import contract_bot, hands_with_first
@@ -16,7 +17,7 @@ from twentynine.game.actions import BID, PASS, Action
 from twentynine.game.cards import FULL_DECK, mask_of
 from twentynine.game.dealing import deal_hands
 from twentynine.game.engine import AUCTION, SEVENTH_CARD_INDEX, Deal
-from twentynine.game.observation import observe_deal
+from twentynine.game.observation import Observation, observe_deal
 from twentynine.game.rules import PROFILES, parse_assignments, resolve
 
 ROLLOUT = "expert[auction_rollout=1]"
@@ -120,13 +121,11 @@ def test_the_rollout_expert_bids_a_strong_first_batch_and_passes_a_weak_one(prof
     assert contract_bot(spec, 5).act(observe_deal(weak, 0)).kind == PASS
 
 
-@pytest.mark.parametrize("profile", ["pagat", "bhoos"])
-def test_the_rollout_reads_no_hidden_card(profile):
-    """Two auctions the seat sees alike, with the other seats' cards exchanged, get the
-    same call."""
+def auction_twins(profile: str, seeds: range) -> Iterator[tuple[Observation, Observation]]:
+    """Pairs of auctions a seat sees alike: a few calls in, then first- and second-batch
+    cards of two other seats exchanged (cards it has not seen)."""
     rules = PROFILES[profile]
-    checked = 0
-    for seed in range(12):
+    for seed in seeds:
         deal = Deal(rules, seed % 4, deal_hands(seed, seed % 4, rules.clockwise))
         driver = [make_bot("casual", seed=s) for s in range(4)]
         for _ in range(seed % 3):
@@ -146,7 +145,21 @@ def test_the_rollout_reads_no_hidden_card(profile):
             twin.apply(action)
         obs, twin_obs = observe_deal(deal, seat), observe_deal(twin, seat)
         assert obs == twin_obs
-        assert contract_bot(ROLLOUT, 41).act(obs) == contract_bot(ROLLOUT, 41).act(twin_obs)
+        yield obs, twin_obs
+
+
+# More worlds while a call is in doubt (``contract.MoreWorlds``); a high ``z``: always
+MORE = "expert[auction_worlds=6,auction_worlds_max=18,auction_z=9]"
+
+
+@pytest.mark.parametrize("spec", [ROLLOUT, MORE])
+@pytest.mark.parametrize("profile", ["pagat", "bhoos"])
+def test_the_rollout_reads_no_hidden_card(profile, spec):
+    """Two auctions the seat sees alike, with the other seats' cards exchanged, get the
+    same call (played out, or with more worlds dealt while the call is in doubt)."""
+    checked = 0
+    for obs, twin_obs in auction_twins(profile, range(12)):
+        assert contract_bot(spec, 41).act(obs) == contract_bot(spec, 41).act(twin_obs)
         checked += 1
     assert checked >= 8
 
