@@ -16,7 +16,7 @@ from twentynine.bots.contract import ContractJudge, MoreWorlds, simulated_bid, s
 from twentynine.bots.expert import ExpertBot
 from twentynine.bots.rollout import AuctionRollout, rollout_bid
 from twentynine.bots.search import StrongBot
-from twentynine.game.actions import BID, TRUMP, Action
+from twentynine.game.actions import BID, PLAY, TRUMP, Action
 from twentynine.game.dealing import deal_hands
 from twentynine.game.engine import OVER, Deal
 from twentynine.game.observation import observe_deal
@@ -186,13 +186,12 @@ def test_the_expert_hands_its_calls_more_worlds_only_when_asked(monkeypatch):
     assert seen == [MoreWorlds(80, 1.5, 20)]  # the trump as well
 
 
-def test_play_scale_multiplies_the_plays_budget_only(monkeypatch):
+def test_play_scale_multiplies_the_levels_own_play_budget_and_keeps_to_a_clock(monkeypatch):
     budgets: list[float | None] = []
-    plain = StrongBot.play
 
-    def play(self, obs, rng, budget):
+    def play(self, obs, rng, budget):  # the budget the search would have
         budgets.append(budget)
-        return plain(self, obs, rng, budget)
+        return next(a for a in obs.legal if a.kind == PLAY)
 
     monkeypatch.setattr(StrongBot, "play", play)
     rules = PROFILES["pagat"]
@@ -202,8 +201,19 @@ def test_play_scale_multiplies_the_plays_budget_only(monkeypatch):
         deal.apply(driver[deal.to_act].act(observe_deal(deal, deal.to_act)))
     assert deal.phase == "play"
     obs = observe_deal(deal, deal.to_act)
+    own = make_bot("expert[play_scale=3]", seed=2)  # the level's own time
+    own.act(obs)
+    assert budgets == [pytest.approx(3 * ExpertBot.default_budget)]
+    budgets.clear()
+    make_bot("expert", seed=2).act(obs)
+    assert budgets == [pytest.approx(ExpertBot.default_budget)]
+    budgets.clear()
+    # a clock's share, given to the bot or to one decision, is kept to
     deterministic("expert[play_scale=3]", 2, 0.02).act(obs)
-    deterministic("expert", 2, 0.02).act(obs)
-    assert budgets == [pytest.approx(0.06), pytest.approx(0.02)]
+    own.act(obs, budget=0.03)
+    assert budgets == [pytest.approx(0.02), pytest.approx(0.03)]
+    budgets.clear()
+    own.act(obs)
+    assert budgets == [pytest.approx(3 * ExpertBot.default_budget)]
     assert "play_scale" in ExpertBot.knobs
     assert isinstance(make_bot("expert[play_scale=2.5]"), ExpertBot)

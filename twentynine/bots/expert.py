@@ -23,6 +23,7 @@ import random
 from ..game.actions import BID, PLAY, SINGLE, TRUMP, Action
 from ..game.observation import Observation
 from ..solver import Goal
+from .base import Style
 from .bidding import calls_by_seat, place_of
 from .contract import MakeRate, MoreWorlds, simulated_bid, simulated_trump, standing_bid
 from .expert_v1 import ExpertV1Bot
@@ -111,8 +112,9 @@ class ExpertBot(ExpertV1Bot):
     # errors of its margin
     auction_worlds_max = 0
     auction_z = 1.5
-    # the play's budget (and so its worlds, up to ``max_worlds``) times this: more worlds
-    # where the budget runs out first, the first tricks' leads
+    # the play's budget (and so its worlds, up to ``max_worlds``) times this when the bot
+    # thinks on its own time (a clock's share is kept to): more worlds where the budget
+    # runs out first, the first tricks' leads
     play_scale = 1.0
     knobs = (
         "read_auction",
@@ -190,8 +192,19 @@ class ExpertBot(ExpertV1Bot):
             obs, self.model, rng, worlds, margin, weight, calls, rate, pool, more=more
         )
 
+    def __init__(self, seed: int = 0, budget: float | None = None, style: Style | None = None):
+        super().__init__(seed, budget, style)
+        # thinking on the level's own time (not a clock's share, given here or to ``act``):
+        # only that time is scaled by ``play_scale``
+        self.own_budget = budget is None
+        self._own_now = self.own_budget
+
+    def act(self, obs: Observation, budget: float | None = None) -> Action:
+        self._own_now = self.own_budget and budget is None
+        return super().act(obs, budget)
+
     def play(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
-        if self.play_scale != 1.0:
+        if self.play_scale != 1.0 and self._own_now:
             budget = (budget if budget is not None else self.default_budget) * self.play_scale
         return super().play(obs, rng, budget)
 
