@@ -144,6 +144,17 @@ class ExpertBot(ExpertV1Bot):
         "auction_z",
     )
 
+    def __init__(self, seed: int = 0, budget: float | None = None, style: Style | None = None):
+        super().__init__(seed, budget, style)
+        # thinking on the level's own time (not a clock's share, given here or to ``act``):
+        # only that time is scaled by ``play_scale``
+        self.own_budget = budget is None
+        self._own_now = self.own_budget
+
+    def act(self, obs: Observation, budget: float | None = None) -> Action:
+        self._own_now = self.own_budget and budget is None
+        return super().act(obs, budget)
+
     def decide(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
         k = kinds(obs)
         single = SINGLE in k or (obs.single is not None and PLAY in k)
@@ -191,17 +202,6 @@ class ExpertBot(ExpertV1Bot):
         return simulated_bid(
             obs, self.model, rng, worlds, margin, weight, calls, rate, pool, more=more
         )
-
-    def __init__(self, seed: int = 0, budget: float | None = None, style: Style | None = None):
-        super().__init__(seed, budget, style)
-        # thinking on the level's own time (not a clock's share, given here or to ``act``):
-        # only that time is scaled by ``play_scale``
-        self.own_budget = budget is None
-        self._own_now = self.own_budget
-
-    def act(self, obs: Observation, budget: float | None = None) -> Action:
-        self._own_now = self.own_budget and budget is None
-        return super().act(obs, budget)
 
     def play(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
         if self.play_scale != 1.0 and self._own_now:
