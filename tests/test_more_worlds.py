@@ -19,7 +19,7 @@ from twentynine.bots.search import StrongBot
 from twentynine.game.actions import BID, PLAY, TRUMP, Action
 from twentynine.game.dealing import deal_hands
 from twentynine.game.engine import OVER, Deal
-from twentynine.game.observation import observe_deal
+from twentynine.game.observation import Observation, observe_deal
 from twentynine.game.rules import PROFILES
 
 
@@ -40,9 +40,18 @@ def test_a_mean_far_from_the_margin_is_settled_and_one_near_it_is_not():
     assert more.more(30) == 20 and more.more(190) == 10
 
 
-def _pagat_opening() -> tuple[Deal, object]:
+def _pagat_opening() -> Observation:
     deal = Deal(PROFILES["pagat"], 3, deal_hands(5, 3))
-    return deal, observe_deal(deal, deal.to_act)
+    return observe_deal(deal, deal.to_act)
+
+
+def _trump_turn(first: list[str]) -> Observation:
+    """North names trumps for its 16, held with ``first`` as its first batch (pagat)."""
+    deal = Deal(PROFILES["pagat"], 3, hands_with_first(first, 2))
+    deal.apply(Action.bid(0, 16))
+    for seat in (1, 2, 3):
+        deal.apply(Action.pass_(seat))
+    return observe_deal(deal, 0)
 
 
 def _counting_extend(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -72,7 +81,7 @@ def test_a_call_in_doubt_gets_more_worlds_up_to_the_most_and_a_clear_one_none(mo
 
     monkeypatch.setattr(ContractJudge, "results", results)
     monkeypatch.setattr(AuctionRollout, "world_values", world_values)
-    _deal, obs = _pagat_opening()
+    obs = _pagat_opening()
     model = default_model()
 
     def call(more: MoreWorlds | None) -> Action:
@@ -104,11 +113,7 @@ def test_a_trump_in_doubt_gets_more_worlds_and_a_clear_one_none(monkeypatch):
         return [1.0 if trump_of(i) == clear[0] else -1.0 for i in range(len(self.worlds))]
 
     monkeypatch.setattr(ContractJudge, "results", results)
-    deal = Deal(PROFILES["pagat"], 3, hands_with_first(["JD", "9D", "JC", "9C"], 2))
-    deal.apply(Action.bid(0, 16))
-    for seat in (1, 2, 3):
-        deal.apply(Action.pass_(seat))
-    obs = observe_deal(deal, 0)
+    obs = _trump_turn(["JD", "9D", "JC", "9C"])
     model = default_model()
     assert len(ContractJudge(obs, model, random.Random(1), 4).ranked_suits(16)) >= 2
     asked.clear()
@@ -123,7 +128,7 @@ def test_a_trump_in_doubt_gets_more_worlds_and_a_clear_one_none(monkeypatch):
 def test_more_worlds_change_nothing_but_the_count_of_worlds(monkeypatch):
     """With ``most`` equal to the first worlds, the call is the call without ``more``;
     the worlds added are dealt after the first ones, which stay as they were."""
-    _deal, obs = _pagat_opening()
+    obs = _pagat_opening()
     model = default_model()
     calls_plain = [simulated_bid(obs, model, random.Random(s), 8, 0.1) for s in range(3)]
     same = MoreWorlds(most=8)
@@ -138,7 +143,7 @@ def test_more_worlds_change_nothing_but_the_count_of_worlds(monkeypatch):
 
 
 def test_the_rollout_plays_out_each_world_once_however_many_are_added(monkeypatch):
-    _deal, obs = _pagat_opening()
+    obs = _pagat_opening()
     judge = ContractJudge(obs, default_model(), random.Random(2), 6)
     played: list[int] = []
     monkeypatch.setattr(AuctionRollout, "_finish", lambda self, i, w, d: played.append(i) or 0.0)
@@ -165,8 +170,8 @@ def test_the_expert_hands_its_calls_more_worlds_only_when_asked(monkeypatch):
     assert ExpertBot.auction_worlds_max == 0  # off by default
     for profile in ("pagat", "bhoos"):
         rules = PROFILES[profile]
-        obs = observe_deal(Deal(rules, 3, deal_hands(4, 3, rules.clockwise)), 0)
-        obs = observe_deal(Deal(rules, 3, deal_hands(4, 3, rules.clockwise)), obs.to_act)
+        deal = Deal(rules, 3, deal_hands(4, 3, rules.clockwise))
+        obs = observe_deal(deal, deal.to_act)
         seen.clear()
         contract_bot("expert", 1).act(obs)
         assert seen == [None], profile
@@ -177,12 +182,8 @@ def test_the_expert_hands_its_calls_more_worlds_only_when_asked(monkeypatch):
         # half the budget: half the worlds, and half as many more
         deterministic("expert[auction_worlds_max=120]", 1, ExpertBot.default_budget / 2).act(obs)
         assert seen == [MoreWorlds(60, 1.5, 10)], profile
-    deal = Deal(PROFILES["pagat"], 3, hands_with_first(["JD", "9D", "7D", "AC"], 2))
-    deal.apply(Action.bid(0, 16))
-    for seat in (1, 2, 3):
-        deal.apply(Action.pass_(seat))
     seen.clear()
-    contract_bot("expert[auction_worlds_max=80]", 3).act(observe_deal(deal, 0))
+    contract_bot("expert[auction_worlds_max=80]", 3).act(_trump_turn(["JD", "9D", "7D", "AC"]))
     assert seen == [MoreWorlds(80, 1.5, 20)]  # the trump as well
 
 

@@ -262,10 +262,6 @@ class ContractJudge:
             holder, bid, lambda i: self.model.best_trump(self.worlds[i].first[holder], place)[0]
         )
 
-    def holder_value(self, holder: int, bid: int) -> float:
-        """The expected result of the standing contract of ``holder`` (``holder_results``)."""
-        return weighted_mean(self.holder_results(holder, bid), self.weights)
-
 
 def weighted_mean(values: Sequence[float], weights: Sequence[float]) -> float:
     total = sum(weights)
