@@ -144,6 +144,7 @@ def _parser() -> argparse.ArgumentParser:
             "abuse",
             "contracts",
             "ablation",
+            "positions",
         ],
         help="what to measure",
     )
