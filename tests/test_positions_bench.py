@@ -4,6 +4,7 @@ set against the solution, paired position by position."""
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 
@@ -86,3 +87,24 @@ def test_bad_arguments_are_refused_with_a_reason(run, tmp_path, capsys, argv, me
     with pytest.raises(SystemExit):
         positions.main(argv)
     assert message in capsys.readouterr().err
+
+
+def test_a_broken_game_record_is_refused_with_its_path(run, tmp_path, capsys):
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    broken = sorted((copy / "games").glob("*.json"))[0]
+    broken.write_text("{")
+    with pytest.raises(SystemExit):
+        positions.main(["novice", "--run", str(copy)])
+    err = capsys.readouterr().err
+    assert broken.name in err and "not a game record of the run" in err
+
+
+def test_worker_processes_judge_as_one_process_does(run):
+    choice = positions.Choice("both", "leads", 1, 8)
+    one = positions.judge(run, ("novice", "casual"), choice, games=6)
+    two = positions.judge(run, ("novice", "casual"), choice, games=6, jobs=2)
+    assert [(v.game, v.step, v.lost, v.played_lost) for v in one] == [
+        (v.game, v.step, v.lost, v.played_lost) for v in two
+    ]
+    assert {v.game for v in one} <= {p.name for p in sorted((run / "games").glob("*"))[:6]}

@@ -88,7 +88,8 @@ def action_value(values: dict[Move, int], action: Action, declaring: bool) -> in
     if action.kind == REVEAL:
         after = [v for m, v in values.items() if m.reveal]
         return max(after) if declaring else min(after)
-    return values[Move(action.value if action.value is not None else -1, False)]
+    assert action.kind == PLAY and action.value is not None
+    return values[Move(action.value, False)]
 
 
 def judge_game(item: tuple[str, str, int, tuple[str, ...], Choice, int]) -> list[Verdict]:
