@@ -41,7 +41,7 @@ def test_the_played_half_is_the_arenas_figure_and_the_halves_add_up(run, capsys)
 
 
 def test_every_finished_contract_is_solved_and_signed_by_its_holder(run):
-    ident, boards, _ = contracts.read_run(run)
+    ident, boards, _ = contracts.solved_run(run)
     assert (ident["a"], ident["b"]) == ("casual", "novice")
     assert [b.deal for b in boards] == list(range(6))
     held = 0
@@ -57,7 +57,7 @@ def test_every_finished_contract_is_solved_and_signed_by_its_holder(run):
 def test_a_folder_that_is_not_a_run_is_refused_with_a_reason(tmp_path, run, capsys):
     with pytest.raises(SystemExit):
         contracts.main(["--run", str(tmp_path)])
-    assert "is not an arena run" in capsys.readouterr().err
+    assert "holds no arena run" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         contracts.main(["casual", "novice", "--run", str(run)])
     assert "name no bot with it" in capsys.readouterr().err
@@ -70,7 +70,7 @@ def test_a_folder_that_is_not_a_run_is_refused_with_a_reason(tmp_path, run, caps
         (broken / name).write_text((run / name).read_text())
     (broken / "games").mkdir()
     with pytest.raises(FolderError, match=r"deal00000-A-NS\.json: not a game record"):
-        contracts.read_run(broken)
+        contracts.solved_run(broken)
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_no_move_betters_the_movers_solved_result_and_the_changes_add_up(bhoos_r
 
 
 def test_the_moves_table_counts_giveaways_within_their_chances(bhoos_run, capsys):
-    _, _, moves = contracts.read_run(bhoos_run, moves=True)
+    _, _, moves = contracts.solved_run(bhoos_run, moves=True)
     assert moves is not None
     assert sum(moves.chances.values()) > 50
     for key, lost in moves.lost.items():
@@ -134,7 +134,7 @@ def test_the_odds_count_every_trick_start_and_the_last_trick_is_certain(bhoos_ru
     the start of each of its eight tricks; at the last one the cards are forced, so a
     margin of no point or more is made and any miss is failed."""
     count = OddsCount()
-    _, boards, _ = contracts.read_run(bhoos_run, odds=count)
+    _, boards, _ = contracts.solved_run(bhoos_run, odds=count)
     played = sum(len(b.contracts) for b in boards)
     assert played >= 6
     for trick in range(1, 9):
@@ -193,7 +193,7 @@ def test_each_contract_is_told_by_how_its_holder_came_to_it(profile, calls, role
 def test_the_roles_table_accounts_for_every_contract(bhoos_run, capsys):
     from twentynine.benchmarks.played import ROLES
 
-    _, boards, _ = contracts.read_run(bhoos_run)
+    _, boards, _ = contracts.solved_run(bhoos_run)
     held = [c for b in boards for c in b.contracts]
     assert held and {c.role for c in held} <= set(ROLES) and all(c.bid >= 16 for c in held)
     assert contracts.main(["--run", str(bhoos_run), "--roles"]) == 0

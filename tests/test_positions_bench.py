@@ -36,7 +36,7 @@ def test_the_positions_and_the_runs_own_moves_match_the_moves_count(
     kind, and the moves the run played there gave away exactly what it counted. (Leads:
     a card that completes a trick and opens the pair window is judged here, by the
     solution of every move before it, where ``--moves`` leaves it out.)"""
-    _, _, moves = contracts.read_run(run, moves=True)
+    _, _, moves = contracts.solved_run(run, moves=True)
     assert moves is not None
     choice = positions.Choice(role, cards, *tricks)
     verdicts = positions.judge(run, ("novice",), choice)

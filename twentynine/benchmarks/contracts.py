@@ -39,7 +39,7 @@ from ..game.rules import PROFILES, Rules, parse_assignments, resolve
 from ..services.arena import run_jobs
 from ..services.arena_folder import FolderError
 from .odds import OddsCount, report_odds
-from .played import Z95, read_run, report_run, solved_result
+from .played import Z95, report_run, solved_result, solved_run
 
 
 @dataclass
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         odds = OddsCount() if args.odds else None
         for folder in args.run:
             try:
-                ident, played, giveaways = read_run(folder, args.moves, odds)
+                ident, played, giveaways = solved_run(folder, args.moves, odds)
             except FolderError as e:
                 p.error(str(e))
             print(report_run(folder, ident, played, giveaways, args.roles))

@@ -40,7 +40,7 @@ from ..game.record import RecordError, replay_record
 from ..game.rules import RulesError, from_json
 from ..services.analysis.allhands import contract_goal as goal_in_play
 from ..services.analysis.allhands import play_position
-from ..services.arena_folder import FolderError, read_boards
+from ..services.arena_folder import FolderError, read_run
 from ..solver import outcome as solve_outcome
 from .odds import OddsCount
 
@@ -152,7 +152,7 @@ def count_giveaways(deal: Deal, a_team: int, into: Giveaways) -> None:
             into.lost[key] += 1
 
 
-def read_run(
+def solved_run(
     folder: Path, moves: bool = False, odds: OddsCount | None = None
 ) -> tuple[dict[str, object], list[PlayedBoard], Giveaways | None]:
     """An arena run's description and its boards, each contract solved (and with
@@ -160,13 +160,13 @@ def read_run(
     start counted into it by solved margin and result).
 
     Raises ``FolderError`` with a one-line reason when the folder is not a run."""
+    kept = read_run(folder)  # the arena's own reading of its folder
     try:
-        ident = json.loads((folder / "run.json").read_text())
-        from_json(ident["rules"])  # rules this program knows
-        a, b = str(ident["a"]), str(ident["b"])
-    except (OSError, ValueError, KeyError, TypeError, RulesError) as e:
-        raise FolderError(f"{folder} is not an arena run (run.json: {e})") from None
-    boards = read_boards(folder / "boards.jsonl")
+        from_json(kept.identity["rules"])  # rules this program knows
+    except (ValueError, KeyError, TypeError, RulesError) as e:
+        reason = f"{folder / 'run.json'} holds rules this version cannot read: {e}"
+        raise FolderError(reason) from None
+    boards = kept.boards
     if not boards:
         raise FolderError(f"{folder} holds no finished board")
     giveaways = Giveaways() if moves else None
@@ -200,7 +200,9 @@ def read_run(
                 odds.add(deal)
         pb.solved = total / 2
         out.append(pb)
-    return {"a": a, "b": b, "rules": ident["rules"], "seed": ident.get("seed")}, out, giveaways
+    ident = kept.identity
+    bots = {"a": str(ident["a"]), "b": str(ident["b"])}
+    return {**bots, "rules": ident["rules"], "seed": ident["seed"]}, out, giveaways
 
 
 def _interval(xs: list[float]) -> str:
@@ -289,7 +291,7 @@ __all__ = [
     "PlayedContract",
     "call_role",
     "count_giveaways",
-    "read_run",
     "report_roles",
     "report_run",
+    "solved_run",
 ]
