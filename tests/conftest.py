@@ -12,6 +12,7 @@ import os
 import random
 import subprocess
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -88,6 +89,18 @@ def record_of(match: Match) -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def play() -> Callable[..., Match]:
     return play_game
+
+
+@pytest.fixture(scope="session")
+def arena_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small arena run kept in its folder (``arena --out``): casual against novice,
+    6 pagat deals, seed 3. Read it; copy it to change it."""
+    from twentynine.cli.main import main
+
+    out = tmp_path_factory.mktemp("arena") / "run"
+    args = ["arena", "casual", "novice", "--deals", "6", "--seed", "3", "--quiet", "--out"]
+    assert main([*args, str(out)]) == 0
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -14,12 +14,9 @@ from twentynine.cli.main import main
 from twentynine.services.arena_folder import FolderError
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("arena") / "run"
-    args = ["arena", "casual", "novice", "--deals", "6", "--seed", "3", "--quiet", "--out"]
-    assert main([*args, str(out)]) == 0
-    return out
+@pytest.fixture
+def run(arena_run):
+    return arena_run  # casual against novice, 6 pagat deals (conftest)
 
 
 def figure(text: str, label: str) -> float:

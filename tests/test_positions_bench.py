@@ -13,12 +13,9 @@ from twentynine.benchmarks.played import EARLY_LEAD, LATE_LEAD
 from twentynine.cli.main import main
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("arena") / "run"
-    args = ["arena", "casual", "novice", "--deals", "8", "--seed", "5", "--quiet", "--out"]
-    assert main([*args, str(out)]) == 0
-    return out
+@pytest.fixture
+def run(arena_run):
+    return arena_run  # casual against novice, 6 pagat deals (conftest)
 
 
 @pytest.mark.parametrize(
