@@ -75,6 +75,7 @@ def test_the_report_pairs_each_bot_with_the_first(run, capsys):
         (["novice", "--run", "{run}", "--tricks", "x"], "tricks as A-B"),
         (["wizard", "--run", "{run}"], "unknown bot level"),
         (["novice", "--run", "{run}", "--games", "0"], "--games must be at least 1"),
+        (["novice", "--run", "{run}", "--skip", "-1"], "--skip must be 0 or more"),
         (["novice", "--run", "{empty}"], "holds no arena run"),
         (["novice", "--run", "{run}", "--role", "north"], "invalid choice"),
     ],
@@ -105,3 +106,13 @@ def test_worker_processes_judge_as_one_process_does(run):
         (v.game, v.step, v.lost, v.played_lost) for v in two
     ]
     assert {v.game for v in one} <= {p.name for p in sorted((run / "games").glob("*"))[:6]}
+
+
+def test_skip_and_games_pick_a_slice_of_the_runs_games_with_the_same_seeds(run):
+    choice = positions.Choice("both", "leads", 1, 8)
+    names = [name for _, name in positions.games_of(run, None)]
+    whole = positions.judge(run, ("casual",), choice)
+    part = positions.judge(run, ("casual",), choice, games=3, skip=4)
+    assert {v.game for v in part} <= set(names[4:7])
+    inside = [v for v in whole if v.game in names[4:7]]
+    assert [(v.game, v.step, v.lost) for v in part] == [(v.game, v.step, v.lost) for v in inside]

@@ -153,8 +153,9 @@ def judge_position(
     return [Verdict(name, step, mover, played_lost, lost, seconds)]
 
 
-def games_of(folder: Path, limit: int | None) -> list[tuple[str, str]]:
-    """The kept games of a run's finished boards, in deal order: (path, name)."""
+def games_of(folder: Path, limit: int | None, skip: int = 0) -> list[tuple[str, str]]:
+    """The kept games of a run's finished boards, in deal order: (path, name); the first
+    ``skip`` left out, then at most ``limit``."""
     kept = read_run(folder)
     out = []
     for board in sorted(kept.boards, key=lambda b: b.deal):
@@ -162,6 +163,7 @@ def games_of(folder: Path, limit: int | None) -> list[tuple[str, str]]:
             side = "A-NS" if g.a_team == 0 else "A-EW"
             name = f"deal{board.deal:05d}-{side}.json"
             out.append((str(folder / "games" / name), name))
+    out = out[skip:]
     return out[:limit] if limit is not None else out
 
 
@@ -172,10 +174,11 @@ def judge(
     games: int | None = None,
     seed: int = 1,
     jobs: int = 1,
+    skip: int = 0,
 ) -> list[Verdict]:
     work = [
         (path, name, number, bots, choice, seed)
-        for number, (path, name) in enumerate(games_of(folder, games))
+        for number, (path, name) in enumerate(games_of(folder, games, skip), start=skip)
     ]
     found: list[Verdict] = []
     for verdicts in run_jobs(judge_game, work, jobs):
@@ -249,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--role", choices=ROLES, default="defending", help="whose moves")
     p.add_argument("--cards", choices=CARDS, default="leads", help="which moves")
     p.add_argument("--tricks", type=tricks_range, default=(1, 4), help="e.g. 1-4 (the default)")
-    p.add_argument("--games", type=int, help="only the run's first N games")
+    p.add_argument("--games", type=int, help="only N of the run's games (the first ones)")
+    p.add_argument("--skip", type=int, default=0, help="leave out the run's first K games")
     p.add_argument("--seed", type=int, default=1, help="the bots' seed")
     p.add_argument("--jobs", type=int, default=1)
     args = p.parse_args(argv)
@@ -259,11 +263,13 @@ def main(argv: list[str] | None = None) -> int:
             p.error(error)
     if args.games is not None and args.games < 1:
         p.error("--games must be at least 1")
+    if args.skip < 0:
+        p.error("--skip must be 0 or more")
     choice = Choice(args.role, args.cards, *args.tricks)
     bots = tuple(args.bots)
     try:
         kept = read_run(args.run)
-        verdicts = judge(args.run, bots, choice, args.games, args.seed, args.jobs)
+        verdicts = judge(args.run, bots, choice, args.games, args.seed, args.jobs, args.skip)
     except FolderError as e:
         p.error(str(e))
     run_bots = (str(kept.identity["a"]), str(kept.identity["b"]))
