@@ -11,6 +11,7 @@ import pytest
 from twentynine.benchmarks import contracts, positions
 from twentynine.benchmarks.played import EARLY_LEAD, LATE_LEAD
 from twentynine.cli.main import main
+from twentynine.services.arena_folder import read_run
 
 
 @pytest.fixture
@@ -36,7 +37,7 @@ def test_the_positions_and_the_runs_own_moves_match_the_moves_count(
     _, _, moves = contracts.solved_run(run, moves=True)
     assert moves is not None
     choice = positions.Choice(role, cards, *tricks)
-    verdicts = positions.judge(run, ("novice",), choice)
+    verdicts = positions.judge(read_run(run), ("novice",), choice)
     roles = ("declaring", "defending") if role == "both" else (role,)
     for side in "AB":
         mine = [v for v in verdicts if v.mover == side]
@@ -50,7 +51,9 @@ def test_a_bot_that_plays_as_in_the_run_loses_what_the_run_lost(run):
     """``novice`` plays by rank alone, whatever its seed: on B's own positions it makes the
     moves the run's novice made, so its give-aways there are the run's."""
     choice = positions.Choice("both", "all", 1, 8)
-    verdicts = [v for v in positions.judge(run, ("novice", "casual"), choice) if v.mover == "B"]
+    verdicts = [
+        v for v in positions.judge(read_run(run), ("novice", "casual"), choice) if v.mover == "B"
+    ]
     assert verdicts
     assert [v.lost[0] for v in verdicts] == [v.played_lost for v in verdicts]
     assert all(len(v.lost) == 2 and len(v.seconds) == 2 for v in verdicts)
@@ -100,8 +103,8 @@ def test_a_broken_game_record_is_refused_with_its_path(run, tmp_path, capsys):
 
 def test_worker_processes_judge_as_one_process_does(run):
     choice = positions.Choice("both", "leads", 1, 8)
-    one = positions.judge(run, ("novice", "casual"), choice, games=6)
-    two = positions.judge(run, ("novice", "casual"), choice, games=6, jobs=2)
+    one = positions.judge(read_run(run), ("novice", "casual"), choice, games=6)
+    two = positions.judge(read_run(run), ("novice", "casual"), choice, games=6, jobs=2)
     assert [(v.game, v.step, v.lost, v.played_lost) for v in one] == [
         (v.game, v.step, v.lost, v.played_lost) for v in two
     ]
@@ -110,9 +113,9 @@ def test_worker_processes_judge_as_one_process_does(run):
 
 def test_skip_and_games_pick_a_slice_of_the_runs_games_with_the_same_seeds(run):
     choice = positions.Choice("both", "leads", 1, 8)
-    names = [name for _, name in positions.games_of(run, None)]
-    whole = positions.judge(run, ("casual",), choice)
-    part = positions.judge(run, ("casual",), choice, games=3, skip=4)
+    names = [path.name for path, _ in positions.games_of(read_run(run), None)]
+    whole = positions.judge(read_run(run), ("casual",), choice)
+    part = positions.judge(read_run(run), ("casual",), choice, games=3, skip=4)
     assert {v.game for v in part} <= set(names[4:7])
     inside = [v for v in whole if v.game in names[4:7]]
     assert [(v.game, v.step, v.lost) for v in part] == [(v.game, v.step, v.lost) for v in inside]

@@ -40,7 +40,7 @@ from ..game.record import RecordError, replay_record
 from ..game.rules import RulesError, from_json
 from ..services.analysis.allhands import contract_goal as goal_in_play
 from ..services.analysis.allhands import play_position
-from ..services.arena_folder import FolderError, read_run
+from ..services.arena_folder import FolderError, read_run, record_name
 from ..solver import outcome as solve_outcome
 from .odds import OddsCount
 
@@ -152,6 +152,23 @@ def count_giveaways(deal: Deal, a_team: int, into: Giveaways) -> None:
             into.lost[key] += 1
 
 
+def contract_deal(path: Path) -> Deal | None:
+    """The deal a kept game record played, if a contract was played to its end there:
+    None for a forfeited or unfinished game, a redeal and a single hand.
+
+    Raises ``FolderError`` naming the file when it is not a game record."""
+    try:
+        match, fault = replay_record(json.loads(path.read_text()))
+    except (OSError, ValueError, KeyError, IndexError, TypeError, RecordError) as e:
+        raise FolderError(f"{path}: not a game record of the run ({e})") from None
+    deal = match.deals[0] if match.deals else None
+    if fault is not None or deal is None or deal.phase != OVER:
+        return None  # forfeited or unfinished
+    if deal.bidder < 0 or deal.trump is None or deal.trump < 0 or deal.single >= 0:
+        return None  # redealt, or a single hand: no contract
+    return deal
+
+
 def solved_run(
     folder: Path, moves: bool = False, odds: OddsCount | None = None
 ) -> tuple[dict[str, object], list[PlayedBoard], Giveaways | None]:
@@ -175,18 +192,10 @@ def solved_run(
         pb = PlayedBoard(board.deal, board.a_minus_b(), 0.0)
         total = 0
         for g in board.games:
-            side = "A-NS" if g.a_team == 0 else "A-EW"
-            path = folder / "games" / f"deal{board.deal:05d}-{side}.json"
-            try:
-                match, fault = replay_record(json.loads(path.read_text()))
-            except (OSError, ValueError, KeyError, IndexError, TypeError, RecordError) as e:
-                raise FolderError(f"{path}: not a game record of the run ({e})") from None
-            deal = match.deals[0] if match.deals else None
-            if fault is not None or deal is None or deal.phase != OVER:
-                continue  # forfeited or unfinished: no contract to solve (the arena's
-                # score of it stays in ``played``)
-            if deal.bidder < 0 or deal.trump is None or deal.trump < 0 or deal.single >= 0:
-                continue  # redealt, or a single hand: the solution here is a contract's
+            deal = contract_deal(folder / "games" / record_name(board.deal, g.a_team))
+            if deal is None:
+                continue  # no contract played to its end: nothing to solve (the arena's
+                # score of a forfeit stays in ``played``)
             holder = "A" if deal.bidder & 1 == g.a_team else "B"
             stake = contract_stake(deal.rules, deal.bid, MULTIPLIER[deal.doubling], False)
             solved = solved_result(deal)
@@ -290,6 +299,7 @@ __all__ = [
     "PlayedBoard",
     "PlayedContract",
     "call_role",
+    "contract_deal",
     "count_giveaways",
     "report_roles",
     "report_run",

@@ -27,7 +27,6 @@ counts compare bots; they do not grade one.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import statistics
 import time
@@ -37,14 +36,13 @@ from pathlib import Path
 from ..bots import make_bot, spec_error
 from ..game.actions import PLAY, REVEAL, Action
 from ..game.dealing import derive_seed
-from ..game.engine import OVER, PLAYING, Deal
+from ..game.engine import PLAYING, Deal
 from ..game.observation import observe_deal
-from ..game.record import RecordError, replay_record
 from ..services.analysis.allhands import contract_goal, play_position
 from ..services.arena import run_jobs
-from ..services.arena_folder import FolderError, read_run
+from ..services.arena_folder import FolderError, KeptRun, read_run, record_name
 from ..solver import Move, moves_outcome
-from .played import Z95
+from .played import Z95, contract_deal
 
 ROLES = ("defending", "declaring", "both")
 CARDS = ("leads", "follows", "all")
@@ -92,18 +90,13 @@ def action_value(values: dict[Move, int], action: Action, declaring: bool) -> in
     return values[Move(action.value, False)]
 
 
-def judge_game(item: tuple[str, str, int, tuple[str, ...], Choice, int]) -> list[Verdict]:
-    """Every wanted position of one kept game, each bot's move there judged."""
-    path, name, number, bots, choice, seed = item
-    try:
-        match, fault = replay_record(json.loads(Path(path).read_text()))
-    except (OSError, ValueError, KeyError, IndexError, TypeError, RecordError) as e:
-        raise FolderError(f"{path}: not a game record of the run ({e})") from None
-    deal = match.deals[0] if match.deals else None
-    if fault is not None or deal is None or deal.phase != OVER:
-        return []  # forfeited or unfinished
-    if deal.bidder < 0 or deal.trump is None or deal.trump < 0 or deal.single >= 0:
-        return []  # redealt, or a single hand: no contract to hold
+def judge_game(item: tuple[Path, int, int, tuple[str, ...], Choice, int]) -> list[Verdict]:
+    """Every wanted position of one kept game (bot A on team ``a_team``), each bot's move
+    there judged."""
+    path, a_team, number, bots, choice, seed = item
+    deal = contract_deal(path)
+    if deal is None:
+        return []  # no contract played to its end
     replay = Deal(deal.rules, deal.dealer, deal.hands)
     out: list[Verdict] = []
     for step, played in enumerate(deal.log):
@@ -114,10 +107,9 @@ def judge_game(item: tuple[str, str, int, tuple[str, ...], Choice, int]) -> list
             and seat is not None
             and choice.wants(replay, seat)
         ):
-            a_team = 0 if name.endswith("A-NS.json") else 1
             mover = "A" if seat & 1 == a_team else "B"
             sub = derive_seed(seed, number, step)
-            out.extend(judge_position(replay, seat, name, step, mover, played, bots, sub))
+            out.extend(judge_position(replay, seat, path.name, step, mover, played, bots, sub))
         replay.apply(played)
     return out
 
@@ -153,22 +145,20 @@ def judge_position(
     return [Verdict(name, step, mover, played_lost, lost, seconds)]
 
 
-def games_of(folder: Path, limit: int | None, skip: int = 0) -> list[tuple[str, str]]:
-    """The kept games of a run's finished boards, in deal order: (path, name); the first
-    ``skip`` left out, then at most ``limit``."""
-    kept = read_run(folder)
-    out = []
-    for board in sorted(kept.boards, key=lambda b: b.deal):
-        for g in board.games:
-            side = "A-NS" if g.a_team == 0 else "A-EW"
-            name = f"deal{board.deal:05d}-{side}.json"
-            out.append((str(folder / "games" / name), name))
+def games_of(kept: KeptRun, limit: int | None, skip: int = 0) -> list[tuple[Path, int]]:
+    """The kept games of a run's finished boards, in deal order: (record file, bot A's
+    team); the first ``skip`` left out, then at most ``limit``."""
+    out = [
+        (kept.path / "games" / record_name(board.deal, g.a_team), g.a_team)
+        for board in sorted(kept.boards, key=lambda b: b.deal)
+        for g in board.games
+    ]
     out = out[skip:]
     return out[:limit] if limit is not None else out
 
 
 def judge(
-    folder: Path,
+    kept: KeptRun,
     bots: tuple[str, ...],
     choice: Choice,
     games: int | None = None,
@@ -176,9 +166,10 @@ def judge(
     jobs: int = 1,
     skip: int = 0,
 ) -> list[Verdict]:
+    """Each wanted position of the run's games (``games_of``), each bot's move judged."""
     work = [
-        (path, name, number, bots, choice, seed)
-        for number, (path, name) in enumerate(games_of(folder, games, skip), start=skip)
+        (path, a_team, number, bots, choice, seed)
+        for number, (path, a_team) in enumerate(games_of(kept, games, skip), start=skip)
     ]
     found: list[Verdict] = []
     for verdicts in run_jobs(judge_game, work, jobs):
@@ -269,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     bots = tuple(args.bots)
     try:
         kept = read_run(args.run)
-        verdicts = judge(args.run, bots, choice, args.games, args.seed, args.jobs, args.skip)
+        verdicts = judge(kept, bots, choice, args.games, args.seed, args.jobs, args.skip)
     except FolderError as e:
         p.error(str(e))
     run_bots = (str(kept.identity["a"]), str(kept.identity["b"]))

@@ -260,6 +260,11 @@ def pool_runs(runs: list[KeptRun]) -> list[BoardResult]:
     return [board for run in runs for board in run.boards]
 
 
+def record_name(deal: int, a_team: int) -> str:
+    """The file in ``games/`` that keeps deal ``deal`` as played with bot A on ``a_team``."""
+    return f"deal{deal:05d}-{'A-NS' if a_team == 0 else 'A-EW'}.json"
+
+
 def write_records(out: Path, boards: Iterable[BoardResult]) -> None:
     games = out / "games"
     games.mkdir(parents=True, exist_ok=True)
@@ -267,8 +272,7 @@ def write_records(out: Path, boards: Iterable[BoardResult]) -> None:
         for g in board.games:
             if not g.record:
                 continue
-            side = "A-NS" if g.a_team == 0 else "A-EW"
-            (games / f"deal{board.deal:05d}-{side}.json").write_text(json.dumps(g.record) + "\n")
+            (games / record_name(board.deal, g.a_team)).write_text(json.dumps(g.record) + "\n")
 
 
 __all__ = [
@@ -279,5 +283,6 @@ __all__ = [
     "pool_runs",
     "read_boards",
     "read_run",
+    "record_name",
     "write_records",
 ]
