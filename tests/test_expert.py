@@ -171,7 +171,7 @@ def _hidden_trump_twin(deal: Deal, seat: int) -> Deal | None:
     return twin
 
 
-@pytest.mark.parametrize("level", ["strong", "expert", "expert-v1"])
+@pytest.mark.parametrize("level", ["strong", "expert", "expert-v1", "expert[read_plays=1]"])
 @pytest.mark.parametrize("profile", ["pagat", "bhoos"])
 def test_a_hidden_trump_that_differs_does_not_change_the_action(level, profile):
     rules = PROFILES[profile]

@@ -31,6 +31,7 @@ from .expert_v1 import _discard_likelihood as discard_likelihood
 from .heuristic import kinds, pass_action
 from .knowledge import Knowledge, analyse
 from .odds import played_value
+from .play_model import PlayPoint, default_play_model, history, play_likelihood
 from .rollout import rollout_bid
 from .sampling import Impossible, World
 from .single import Worlds, single_card_values, single_offer
@@ -81,6 +82,10 @@ class ExpertBot(ExpertV1Bot):
     read_trump_choice = True  # the hidden trump sampled, and worlds weighed, by the bidder's choice
     read_discards = True  # points thrown to the opponents instead of trumping: no trump then
     read_drops = True  # a drop signal read as a void where the cards agree
+    # the cards the others played, weighed by the fitted model of the play
+    # (``play_model``): off until the arena shows it helps
+    read_plays = False
+    play_trust = 1.0  # the power the play model's likelihood is taken to (1: as fitted)
     simulate_contract = True  # bids and the trump by simulation (off: the fitted model's)
     read_calls_at_bid = True  # a bid's worlds weighed by the others' calls so far
     # a call valued by the rest of the auction played out in each world (off: as if the
@@ -121,6 +126,8 @@ class ExpertBot(ExpertV1Bot):
         "read_trump_choice",
         "read_discards",
         "read_drops",
+        "read_plays",
+        "play_trust",
         "simulate_contract",
         "read_calls_at_bid",
         "exact_from",
@@ -150,6 +157,8 @@ class ExpertBot(ExpertV1Bot):
         # only that time is scaled by ``play_scale``
         self.own_budget = budget is None
         self._own_now = self.own_budget
+        # the cards played so far, read once per decision (``weight`` runs per world)
+        self._history: tuple[Observation | None, list[PlayPoint]] = (None, [])
 
     def act(self, obs: Observation, budget: float | None = None) -> Action:
         self._own_now = self.own_budget and budget is None
@@ -243,6 +252,22 @@ class ExpertBot(ExpertV1Bot):
         return [1.0, 1.0, 1.0, 1.0]  # any suit as likely: nothing read from the choice
 
     def weight(self, obs: Observation, know: Knowledge, world: World) -> float:
+        w = self.inferred_weight(obs, know, world)
+        if self.read_plays and w > 0 and obs.single is None and world.trump is not None:
+            model = default_play_model()
+            if model is not None:
+                seen, points = self._history
+                if seen is not obs:
+                    points = history(obs)
+                    self._history = (obs, points)
+                assert obs.seat is not None
+                w *= play_likelihood(
+                    model, points, world.hands, world.trump, obs.seat, self.play_trust
+                )
+        return w
+
+    def inferred_weight(self, obs: Observation, know: Knowledge, world: World) -> float:
+        """``expert-v1``'s weight of a world, with the parts switched off left out."""
         if self.read_auction and self.read_discards:
             return super().weight(obs, know, world)
         # expert-v1's weight (frozen there) with the parts switched off left out

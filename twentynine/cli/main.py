@@ -62,6 +62,9 @@ EXAMPLES = {
     "bidding-build": """examples:
   twentynine bidding-build --deals 12000 --jobs 2
   twentynine bidding-build --deals 100000 --cluster tcp://10.0.0.5:8786 --out bidding.json""",
+    "play-model-build": """examples:
+  twentynine play-model-build --run runs/es-pagat-2120
+  twentynine play-model-build --run runs/a --run runs/b --out play.json""",
     "bot-serve": """examples:
   twentynine bot-serve --level expert           http://127.0.0.1:8001 (/hi /bid /chooseTrump /play)
   twentynine bot-serve --level casual --port 9000 --host 0.0.0.0""",
@@ -196,6 +199,13 @@ def _parser() -> argparse.ArgumentParser:
     from ..bots.bidding_build import add_arguments as add_build_arguments
 
     add_build_arguments(bb, cluster=True)
+
+    pm = add(
+        "play-model-build", "Refit the experts' model of the cards others play from kept games."
+    )
+    from ..bots.play_model_build import add_arguments as add_play_model_arguments
+
+    add_play_model_arguments(pm)
 
     s = add("serve", "Serve the web app.")
     s.add_argument("--host", default="127.0.0.1")
@@ -496,6 +506,16 @@ def cmd_bidding_build(args: argparse.Namespace) -> int:
         return 2
 
 
+def cmd_play_model_build(args: argparse.Namespace) -> int:
+    from ..bots import play_model_build
+
+    try:
+        return play_model_build.run(args)
+    except play_model_build.BuildError as e:
+        print(f"twentynine play-model-build: {e}", file=sys.stderr)
+        return 2
+
+
 def cmd_bot_serve(args: argparse.Namespace) -> int:
     from ..bots import LEVELS
     from ..services.protocols.bhoos.server import serve as bot_serve
@@ -528,6 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "runs": cmd_runs,
         "ladder": cmd_ladder,
         "bidding-build": cmd_bidding_build,
+        "play-model-build": cmd_play_model_build,
         "bot-serve": cmd_bot_serve,
         "play": cmd_play,
         "score": cmd_score,
