@@ -115,50 +115,62 @@ def features(point: PlayPoint, hand: int, trump: int | None, card: int) -> list[
     """The model's description of playing ``card`` from ``hand`` at ``point``; ``trump``
     is the trump suit as the player knew it (None: it did not)."""
     f = [0.0] * len(FEATURES)
+    for i, x in sparse_features(point, hand, trump, card):
+        f[i] = x
+    return f
+
+
+def sparse_features(
+    point: PlayPoint, hand: int, trump: int | None, card: int
+) -> list[tuple[int, float]]:
+    """``features`` as (index, value) of those not zero: most are, and the likelihood
+    of a world adds up a few hundred of these."""
+    f: list[tuple[int, float]] = []
     suit = card >> 3
     strength = card & 7
     in_suit = hand & SUIT_MASK[suit]
     unseen = FULL_DECK & ~point.played & ~hand
     master = (unseen & SUIT_MASK[suit]) >> (card + 1) == 0
     is_trump = trump is not None and suit == trump
-    f[17] = 1.0 if master else 0.0
-    f[18] = 1.0 if in_suit.bit_count() == 1 else 0.0
+    if master:
+        f.append((17, 1.0))
+    if in_suit & (in_suit - 1) == 0:
+        f.append((18, 1.0))
     if not point.table:
-        f[0] = POINTS[card]
-        f[1] = f[17]
-        f[2] = 1.0 if is_trump else 0.0
-        f[3] = in_suit.bit_count()
-        f[4] = 1.0 if in_suit & ((1 << card) - 1) == 0 else 0.0
-        f[5] = strength / 7
+        f.append((0, POINTS[card]))
+        if master:
+            f.append((1, 1.0))
+        if is_trump:
+            f.append((2, 1.0))
+        f.append((3, in_suit.bit_count()))
+        if in_suit & ((1 << card) - 1) == 0:
+            f.append((4, 1.0))
+        f.append((5, strength / 7))
         return f
     led = point.table[0][1] >> 3
     power = trump if point.active else None
     best_seat, best = _winning(point.table, power)
-    wins = _beats(card, best, led, power)
-    partner = (point.seat + 2) % 4
-    if wins:
-        f[6] = 1.0
+    if _beats(card, best, led, power):
+        f.append((6, 1.0))
         if len(point.table) == 3:
-            f[7] = 1.0
-        legal = legal_cards(hand, point.table)
-        cheaper = legal & ((1 << card) - 1)
+            f.append((7, 1.0))
+        cheaper = legal_cards(hand, point.table) & ((1 << card) - 1)
         if not any(_beats(c, best, led, power) for c in _cards(cheaper)):
-            f[8] = 1.0
-        f[11] = sum(POINTS[c] for _, c in point.table)
-    elif best_seat == partner:
-        f[9] = POINTS[card]
+            f.append((8, 1.0))
+        f.append((11, sum(POINTS[c] for _, c in point.table)))
+    elif best_seat == (point.seat + 2) % 4:
+        f.append((9, POINTS[card]))
     else:
-        f[10] = POINTS[card]
+        f.append((10, POINTS[card]))
     if suit != led:
-        if is_trump:
-            f[13] = 1.0
-        else:
-            f[12] = 1.0
+        f.append((13 if is_trump else 12, 1.0))
     else:
         legal = hand & SUIT_MASK[led]
-        f[14] = strength / 7
-        f[15] = 1.0 if legal & ((1 << card) - 1) == 0 else 0.0
-        f[16] = 1.0 if legal >> (card + 1) == 0 else 0.0
+        f.append((14, strength / 7))
+        if legal & ((1 << card) - 1) == 0:
+            f.append((15, 1.0))
+        if legal >> (card + 1) == 0:
+            f.append((16, 1.0))
     return f
 
 
@@ -209,7 +221,9 @@ class PlayModel:
         scores = []
         mine = 0.0
         for c in _cards(legal):
-            s = sum(b * x for b, x in zip(beta, features(point, hand, trump, c), strict=True))
+            s = 0.0
+            for i, x in sparse_features(point, hand, trump, c):
+                s += beta[i] * x
             scores.append(s)
             if c == point.card:
                 mine = s
