@@ -5,7 +5,7 @@ a run stopped before its end used to leave nothing. The folder keeps:
 
 - ``run.json``: what was played (the two bots, the rules, the seed of the
   deals) and a fingerprint of the code that plays (the bots, the solver, the
-  rules engine and the bidding model);
+  rules engine, the bidding model and the model of the play);
 - ``boards.jsonl``: one line per finished board, appended and flushed as it
   finishes (each of its two games without the record);
 - ``games/``: the game record of every game, written as its board finishes;
@@ -31,10 +31,11 @@ from .arena import BoardResult, GameResult, Summary
 
 FORMAT = 1
 PACKAGE = Path(__file__).resolve().parent.parent
-# What decides how a board comes out: the players, their solver, the rules and the
-# bidding model. Interfaces, servers and docs may change between two halves of a run.
+# What decides how a board comes out: the players, their solver, the rules, the
+# bidding model and the model of the play. Interfaces, servers and docs may change
+# between two halves of a run.
 PLAYING_CODE = ("bots", "solver", "game")
-PLAYING_DATA = ("data/bidding.json",)
+PLAYING_DATA = ("data/bidding.json", "data/play.json")
 
 
 class FolderError(Exception):
@@ -135,7 +136,7 @@ class RunFolder:
             ("b", "bot B"),
             ("rules", "the rules"),
             ("seed", "the seed of the deals"),
-            ("code", "the playing code (bots, solver, engine, bidding model)"),
+            ("code", "the playing code (bots, solver, engine, bidding and play models)"),
         ):
             if earlier.get(key) != ident[key]:
                 raise FolderError(
