@@ -36,7 +36,7 @@ from ..bots.contract import contract_goal, opening_position
 from ..game.actions import PLAY, REVEAL
 from ..game.cards import mask_of
 from ..game.engine import MULTIPLIER, OVER, PLAYING, Deal, contract_stake
-from ..game.record import RecordError, replay_record
+from ..game.record import RecordError, played_contract
 from ..game.rules import RulesError, from_json
 from ..services.analysis.allhands import contract_goal as goal_in_play
 from ..services.analysis.allhands import play_position
@@ -158,15 +158,9 @@ def contract_deal(path: Path) -> Deal | None:
 
     Raises ``FolderError`` naming the file when it is not a game record."""
     try:
-        match, fault = replay_record(json.loads(path.read_text()))
+        return played_contract(json.loads(path.read_text()))
     except (OSError, ValueError, KeyError, IndexError, TypeError, RecordError) as e:
         raise FolderError(f"{path}: not a game record of the run ({e})") from None
-    deal = match.deals[0] if match.deals else None
-    if fault is not None or deal is None or deal.phase != OVER:
-        return None  # forfeited or unfinished
-    if deal.bidder < 0 or deal.trump is None or deal.trump < 0 or deal.single >= 0:
-        return None  # redealt, or a single hand: no contract
-    return deal
 
 
 def solved_run(

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from ..game.cards import FULL_DECK, POINTS, SUIT_MASK
+from ..game.cards import FULL_DECK, POINTS, SUIT_MASK, cards_of
 from ..game.observation import Observation
 
 FEATURES = (
@@ -155,7 +155,7 @@ def sparse_features(
         if len(point.table) == 3:
             f.append((7, 1.0))
         cheaper = legal_cards(hand, point.table) & ((1 << card) - 1)
-        if not any(_beats(c, best, led, power) for c in _cards(cheaper)):
+        if not any(_beats(c, best, led, power) for c in cards_of(cheaper)):
             f.append((8, 1.0))
         f.append((11, sum(POINTS[c] for _, c in point.table)))
     elif best_seat == (point.seat + 2) % 4:
@@ -172,15 +172,6 @@ def sparse_features(
         if legal >> (card + 1) == 0:
             f.append((16, 1.0))
     return f
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _beats(card: int, best: int, led: int, power: int | None) -> bool:
@@ -220,7 +211,7 @@ class PlayModel:
         beta = self.coefficients
         scores = []
         mine = 0.0
-        for c in _cards(legal):
+        for c in cards_of(legal):
             s = 0.0
             for i, x in sparse_features(point, hand, trump, c):
                 s += beta[i] * x

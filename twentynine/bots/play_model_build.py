@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..game.engine import OVER, Deal
+from ..game.engine import Deal
 from ..game.observation import observe_deal
-from ..game.record import RecordError, replay_record
+from ..game.record import RecordError, played_contract
 from .play_model import FEATURES, history, legal_cards
 from .play_model import features as card_features
 
@@ -39,15 +39,9 @@ def played_deal(path: Path) -> Deal | None:
     """The deal a kept game played to its end with a contract (None: forfeited,
     unfinished, redealt or a single hand)."""
     try:
-        match, fault = replay_record(json.loads(path.read_text()))
+        return played_contract(json.loads(path.read_text()))
     except (OSError, ValueError, KeyError, IndexError, TypeError, RecordError) as e:
         raise BuildError(f"{path}: not a game record ({e})") from None
-    deal = match.deals[0] if match.deals else None
-    if fault is not None or deal is None or deal.phase != OVER:
-        return None
-    if deal.bidder < 0 or deal.trump is None or deal.trump < 0 or deal.single >= 0:
-        return None
-    return deal
 
 
 def choices_of(deal: Deal) -> list[Choice]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from .actions import Action, ActionError
 from .cards import CardError, parse_card
-from .engine import OVER, IllegalAction
+from .engine import OVER, Deal, IllegalAction
 from .match import RECORD_FORMAT, Match
 from .rules import Rules, RulesError, from_json
 
@@ -145,6 +145,19 @@ def replay_record(obj: dict[str, Any]) -> tuple[Match, RecordError | None]:
             except (ActionError, IllegalAction) as e:
                 return match, RecordError(str(e), i, j)
     return match, None
+
+
+def played_contract(obj: dict[str, Any]) -> Deal | None:
+    """The first deal of a loaded record if a contract was played to its end there:
+    None for a faulty, forfeited or unfinished game, a redeal and a single hand.
+    A record that cannot be read raises as ``replay_record`` does."""
+    match, fault = replay_record(obj)
+    deal = match.deals[0] if match.deals else None
+    if fault is not None or deal is None or deal.phase != OVER:
+        return None  # forfeited or unfinished
+    if deal.bidder < 0 or deal.trump is None or deal.trump < 0 or deal.single >= 0:
+        return None  # redealt, or a single hand: no contract
+    return deal
 
 
 def verdict_of(match: Match, upto: int | None = None) -> dict[str, Any]:
