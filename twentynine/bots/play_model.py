@@ -198,7 +198,6 @@ class PlayModel:
     """A conditional logit over the cards a seat could play."""
 
     coefficients: tuple[float, ...]
-    source: str = "fitted"
 
     def log_chance(self, point: PlayPoint, hand: int, trump: int | None) -> float:
         """The log of the chance that a seat holding ``hand`` at ``point`` played the card
