@@ -270,7 +270,6 @@ class ExpertBot(ExpertV1Bot):
         """``expert-v1``'s weight of a world, with the parts switched off left out."""
         if self.read_auction and self.read_discards:
             return super().weight(obs, know, world)
-        # expert-v1's weight (frozen there) with the parts switched off left out
         assert obs.seat is not None and obs.bidder is not None
         if world.first is None:
             return 1.0

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..game.cards import cards_of
 from ..game.engine import Deal
 from ..game.observation import observe_deal
 from ..game.record import RecordError, played_contract
@@ -61,7 +62,7 @@ def choices_of(deal: Deal) -> list[Choice]:
         if legal & (legal - 1) == 0:
             continue
         trump = deal.trump if (point.bidder or point.active) else None
-        cards = [c for c in range(32) if legal >> c & 1]
+        cards = cards_of(legal)
         rows = [card_features(point, hand, trump, c) for c in cards]
         out.append((rows, cards.index(point.card)))
     return out
