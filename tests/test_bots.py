@@ -87,7 +87,10 @@ def test_same_seed_same_observation_same_action(level):
         assert deterministic(level, 11, 0.02).act(obs) == a
 
 
-@pytest.mark.parametrize("level", [*FAST_LEVELS, "strong", "expert", "expert[read_plays=1]"])
+@pytest.mark.parametrize(
+    "level",
+    [*FAST_LEVELS, "strong", "expert", "expert[read_plays=1]", "expert[close_calls=0.8]"],
+)
 @pytest.mark.parametrize("profile", ["pagat", "bhoos", "modern"])
 def test_bot_is_honest_hidden_cards_do_not_change_its_action(level, profile):
     """Two deals that give a seat the same observation get the same action."""

@@ -9,8 +9,8 @@ import random
 import pytest
 
 from twentynine.bots import make_bot
-from twentynine.bots.bidding import default_model
-from twentynine.bots.contract import ContractJudge, auction_world, calls_by_seat
+from twentynine.bots.bidding import calls_by_seat, default_model
+from twentynine.bots.contract import ContractJudge, auction_world
 from twentynine.bots.expert import MIN_AUCTION_WORLDS, ExpertBot
 from twentynine.bots.knowledge import analyse
 from twentynine.bots.solving import goal_of, position_of, solver
@@ -171,7 +171,9 @@ def _hidden_trump_twin(deal: Deal, seat: int) -> Deal | None:
     return twin
 
 
-@pytest.mark.parametrize("level", ["strong", "expert", "expert-v1", "expert[read_plays=1]"])
+@pytest.mark.parametrize(
+    "level", ["strong", "expert", "expert-v1", "expert[read_plays=1]", "expert[close_calls=0.8]"]
+)
 @pytest.mark.parametrize("profile", ["pagat", "bhoos"])
 def test_a_hidden_trump_that_differs_does_not_change_the_action(level, profile):
     rules = PROFILES[profile]

@@ -26,7 +26,8 @@ from ..game.contract import contract_stake, lowered_target, raised_target
 from ..game.observation import Observation
 from ..game.rules import Rules
 from ..solver import Goal, Outcome, Position
-from .bidding import BiddingModel, calls_by_seat, place_of
+from .bidding import BiddingModel, place_of
+from .calls import CallReading
 from .heuristic import find, pass_action
 from .solving import solver
 
@@ -151,6 +152,7 @@ class ContractJudge:
         weigh_calls: bool = True,
         make_rate: MakeRate | None = None,
         pool: int = 1,
+        close_calls: float = 0.0,
     ) -> None:
         assert obs.seat is not None
         self.obs = obs
@@ -159,15 +161,12 @@ class ContractJudge:
         self.model = model
         self.worlds: list[AuctionWorld] = []
         self.weights: list[float] = []
-        calls = calls_by_seat(obs) if weigh_calls else {}
-        calls.pop(obs.seat, None)
-        places = {seat: place_of(obs, seat) for seat in calls}
+        # the others' calls, read loosely and, with ``close_calls``, the opponents' by
+        # the model bidders' rule as well (``calls.CallReading``)
+        reading = CallReading(obs, model, close_calls) if weigh_calls else None
 
         def likelihood(world: AuctionWorld) -> float:
-            w = 1.0
-            for seat, call in calls.items():
-                w *= model.auction_likelihood(world.first[seat], call, obs.rules, places[seat])
-            return w
+            return reading.weight(world.first) if reading else 1.0
 
         self._rng = rng
         self._likelihood = likelihood
@@ -175,7 +174,7 @@ class ContractJudge:
         # ones in proportion to their likelihood and carries their mean (importance
         # resampling): the worlds solved follow the calls instead of half of them
         # counting for little, and the mean stays unbiased.
-        self._draws = pool if calls else 1
+        self._draws = pool if reading else 1
         self._cache: dict[tuple[int, int, int, int], float] = {}
         self.extend(worlds)
 
@@ -321,6 +320,7 @@ def simulated_bid(
     make_rate: MakeRate | None = None,
     pool: int = 1,
     more: MoreWorlds | None = None,
+    close_calls: float = 0.0,
 ) -> Action:
     """Bid the lowest bid allowed when that is worth more than passing, by ``margin``.
 
@@ -331,7 +331,8 @@ def simulated_bid(
     calls so far (off: every world as likely); ``make_rate``: worlds valued by the
     chance of making at the table rather than by the solution's made or failed; ``pool``:
     dealt worlds per world solved (``ContractJudge``); ``more``: more worlds while
-    the call is in doubt (``MoreWorlds``; None: ``worlds`` decide)."""
+    the call is in doubt (``MoreWorlds``; None: ``worlds`` decide); ``close_calls``:
+    the opponents' calls read by the model bidders' rule too (``calls.CallReading``)."""
     seat = obs.seat
     assert seat is not None
     bids = sorted((a for a in obs.legal if a.kind == BID), key=lambda a: a.value or 0)
@@ -341,7 +342,7 @@ def simulated_bid(
     assert lowest is not None
     if find(obs, PASS) is None:
         return bids[0]
-    judge = ContractJudge(obs, model, rng, worlds, weigh_calls, make_rate, pool)
+    judge = ContractJudge(obs, model, rng, worlds, weigh_calls, make_rate, pool, close_calls)
     holder, standing = standing_bid(obs)
     while True:
         suit, _value = judge.best_suit(lowest)
@@ -380,6 +381,7 @@ def simulated_trump(
     make_rate: MakeRate | None = None,
     pool: int = 1,
     more: MoreWorlds | None = None,
+    close_calls: float = 0.0,
 ) -> Action:
     """Name the suit (or call the seventh card) that makes the contract most often;
     with ``more``, more worlds while the best suit's lead over the next is in doubt."""
@@ -387,7 +389,9 @@ def simulated_trump(
     seat = obs.seat
     assert seat is not None
     bid = obs.bid
-    judge = ContractJudge(obs, model, rng, worlds, make_rate=make_rate, pool=pool)
+    judge = ContractJudge(
+        obs, model, rng, worlds, make_rate=make_rate, pool=pool, close_calls=close_calls
+    )
     while True:
         ranked = judge.ranked_suits(bid)
         if more is None or len(ranked) < 2:

@@ -24,7 +24,7 @@ from ..game.actions import BID, PLAY, SINGLE, TRUMP, Action
 from ..game.observation import Observation
 from ..solver import Goal
 from .base import Style
-from .bidding import calls_by_seat, place_of
+from .calls import CallReading
 from .contract import MakeRate, MoreWorlds, simulated_bid, simulated_trump, standing_bid
 from .expert_v1 import ExpertV1Bot
 from .expert_v1 import _discard_likelihood as discard_likelihood
@@ -86,6 +86,9 @@ class ExpertBot(ExpertV1Bot):
     # (``play_model``): off until the arena shows it helps
     read_plays = False
     play_trust = 1.0  # the power the play model's likelihood is taken to (1: as fitted)
+    # the share of the opponents' calls read by the model bidders' rule rather than
+    # loosely (``calls.CallReading``), at bid time and in play (0: loosely only)
+    close_calls = 0.0
     simulate_contract = True  # bids and the trump by simulation (off: the fitted model's)
     read_calls_at_bid = True  # a bid's worlds weighed by the others' calls so far
     # a call valued by the rest of the auction played out in each world (off: as if the
@@ -128,6 +131,7 @@ class ExpertBot(ExpertV1Bot):
         "read_drops",
         "read_plays",
         "play_trust",
+        "close_calls",
         "simulate_contract",
         "read_calls_at_bid",
         "exact_from",
@@ -159,6 +163,8 @@ class ExpertBot(ExpertV1Bot):
         self._own_now = self.own_budget
         # the cards played so far, read once per decision (``weight`` runs per world)
         self._history: tuple[Observation | None, list[PlayPoint]] = (None, [])
+        # the calls read closely, likewise (``close_calls``)
+        self._reading: tuple[Observation | None, CallReading | None] = (None, None)
 
     def act(self, obs: Observation, budget: float | None = None) -> Action:
         self._own_now = self.own_budget and budget is None
@@ -191,8 +197,11 @@ class ExpertBot(ExpertV1Bot):
             # a short clock's fewer worlds grow in the same proportion
             most = self.auction_worlds_max * worlds // self.auction_worlds
             more = MoreWorlds(most, self.auction_z, max(1, worlds // 2))
+        close = self.close_calls
         if not bidding:
-            return simulated_trump(obs, self.model, rng, worlds, rate, pool, more=more)
+            return simulated_trump(
+                obs, self.model, rng, worlds, rate, pool, more=more, close_calls=close
+            )
         if self.auction_rollout or (self.duel_rollout and obs.rules.auction == "duel"):
             return rollout_bid(
                 obs,
@@ -204,12 +213,23 @@ class ExpertBot(ExpertV1Bot):
                 make_rate=rate,
                 pool=pool,
                 more=more,
+                close_calls=close,
             )
         weight = self.duel_pass_weight if obs.rules.auction == "duel" else 1.0
         margin = self.margin(obs)
         calls = self.read_calls_at_bid
         return simulated_bid(
-            obs, self.model, rng, worlds, margin, weight, calls, rate, pool, more=more
+            obs,
+            self.model,
+            rng,
+            worlds,
+            margin,
+            weight,
+            calls,
+            rate,
+            pool,
+            more=more,
+            close_calls=close,
         )
 
     def play(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
@@ -267,18 +287,20 @@ class ExpertBot(ExpertV1Bot):
         return w
 
     def inferred_weight(self, obs: Observation, know: Knowledge, world: World) -> float:
-        """``expert-v1``'s weight of a world, with the parts switched off left out."""
-        if self.read_auction and self.read_discards:
+        """``expert-v1``'s weight of a world, with the parts switched off left out and
+        the opponents' calls read closely too with ``close_calls``."""
+        if self.read_auction and self.read_discards and not self.close_calls:
             return super().weight(obs, know, world)
         assert obs.seat is not None and obs.bidder is not None
         if world.first is None:
             return 1.0
         w = 1.0
         if self.read_auction:
-            for seat, call in calls_by_seat(obs).items():
-                if seat != obs.seat:
-                    pos = place_of(obs, seat)
-                    w *= self.model.auction_likelihood(world.first[seat], call, obs.rules, pos)
+            seen, reading = self._reading
+            if seen is not obs or reading is None:
+                reading = CallReading(obs, self.model, self.close_calls)
+                self._reading = (obs, reading)
+            w *= reading.weight(world.first)
         if know.trump is not None and obs.bidder != obs.seat and not obs.seventh:
             assert world.trump is not None
             odds = self.trump_odds(obs, world.first[obs.bidder])

@@ -158,10 +158,12 @@ def rollout_bid(
     make_rate: MakeRate | None = None,
     pool: int = 1,
     more: MoreWorlds | None = None,
+    close_calls: float = 0.0,
 ) -> Action:
     """Bid the lowest bid allowed when, with the rest of the auction played out in each
     world, that is worth more than passing by ``margin`` game points (with more worlds
-    while that is in doubt: ``more``)."""
+    while that is in doubt: ``more``; the opponents' calls read by the model bidders'
+    rule too: ``close_calls``)."""
     bids = sorted((a for a in obs.legal if a.kind == BID), key=lambda a: a.value or 0)
     if not bids:
         return pass_action(obs)
@@ -169,7 +171,7 @@ def rollout_bid(
         return bids[0]
     lowest = bids[0].value
     assert lowest is not None
-    judge = ContractJudge(obs, model, rng, worlds, weigh_calls, make_rate, pool)
+    judge = ContractJudge(obs, model, rng, worlds, weigh_calls, make_rate, pool, close_calls)
     rollout = AuctionRollout(obs, model, judge)
     calls = [bids[0], pass_action(obs)]
     while True:
