@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from twentynine.cli.main import main
 from twentynine.game.record import replay_text
 from twentynine.game.rules import PROFILES
@@ -222,6 +224,61 @@ def test_runs_refuses_what_does_not_pool(tmp_path, capsys):
     (empty / "run.json").write_text(json.dumps({**run, "seed": 9}))
     assert main(["runs", str(a), str(empty)]) == 2
     assert "has no finished board yet" in capsys.readouterr().err
+
+
+def test_runs_paired_compares_two_bots_against_one_opponent_deal_by_deal(tmp_path, capsys):
+    from twentynine.services.arena import compare_paired
+    from twentynine.services.arena_folder import pair_runs, read_run
+
+    casual, rnd = tmp_path / "casual", tmp_path / "random"
+    assert _arena(casual, "--deals", "4") == 0
+    status = main(["arena", "random", "novice", "--deals", "3", "--quiet", "--seed", "3",
+                   "--out", str(rnd)])  # fmt: skip
+    assert status == 0
+    capsys.readouterr()
+    assert main(["runs", "--paired", str(casual), str(rnd)]) == 0
+    out = capsys.readouterr().out
+    assert "casual and random, each against novice, on the same 3 deals" in out
+    pairs = pair_runs(read_run(casual), read_run(rnd))
+    assert [one.deal for one, _ in pairs] == [other.deal for _, other in pairs] == [0, 1, 2]
+    result = compare_paired(pairs)
+    # deal by deal: the difference of the runs' own figures on the deals both played
+    firsts = [one.a_minus_b() for one, _ in pairs]
+    seconds = [other.a_minus_b() for _, other in pairs]
+    assert result.mean == pytest.approx(sum(firsts) / 3 - sum(seconds) / 3)
+    assert result.first == pytest.approx(sum(firsts) / 3)
+    assert result.differ == sum(1 for x, y in zip(firsts, seconds, strict=True) if x != y)
+    assert f"the difference, casual − random: {result.mean:+.3f} (" in out
+    lo, hi = result.ci95
+    assert lo <= result.mean <= hi
+
+
+def test_runs_paired_refuses_runs_that_are_not_a_pair(tmp_path, capsys):
+    a = tmp_path / "a"
+    assert _arena(a, "--deals", "2") == 0
+    other_seed, other_b, same_a = tmp_path / "seed", tmp_path / "b", tmp_path / "same"
+    assert main(["arena", "random", "novice", "--deals", "2", "--quiet", "--seed", "4",
+                 "--out", str(other_seed)]) == 0  # fmt: skip
+    assert main(["arena", "random", "casual", "--deals", "2", "--quiet", "--seed", "3",
+                 "--out", str(other_b)]) == 0  # fmt: skip
+    assert _arena(same_a, "--deals", "1") == 0
+    capsys.readouterr()
+    for folder, why in (
+        (other_seed, "cannot be paired: their seeds differ (3 against 4)"),
+        (other_b, "cannot be paired: their bots B differ ('novice' against 'casual')"),
+        (same_a, "both played 'casual' as bot A: nothing to compare"),
+    ):
+        assert main(["runs", "--paired", str(a), str(folder)]) == 2
+        assert why in capsys.readouterr().err
+    assert main(["runs", "--paired", str(a)]) == 2
+    assert "--paired takes two folders, not 1" in capsys.readouterr().err
+    run = json.loads((a / "run.json").read_text())
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "run.json").write_text(json.dumps({**run, "a": "random"}))
+    (empty / "boards.jsonl").write_text("")
+    assert main(["runs", "--paired", str(a), str(empty)]) == 2
+    assert "have no finished deal in common" in capsys.readouterr().err
 
 
 def test_a_kept_run_takes_each_board_as_it_finishes(tmp_path, monkeypatch, capsys):

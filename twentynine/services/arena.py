@@ -278,6 +278,36 @@ def summarise(a: str, b: str, boards: list[BoardResult]) -> Summary:
     )
 
 
+@dataclass(frozen=True)
+class Paired:
+    """Two bots A1 and A2, each measured against one B on the same deals, compared
+    deal by deal: the game points per deal of (A1 − B) − (A2 − B)."""
+
+    deals: int
+    mean: float
+    ci95: tuple[float, float]
+    first: float  # A1 − B per deal over these deals
+    second: float  # A2 − B per deal over these deals
+    differ: int  # deals whose result differs between the two runs
+
+
+def compare_paired(pairs: Sequence[tuple[BoardResult, BoardResult]]) -> Paired:
+    """The difference between the runs of two bots against one opponent on the same
+    deals, with a 95% interval from the spread of the deals' differences."""
+    diffs = [one.a_minus_b() - other.a_minus_b() for one, other in pairs]
+    n = len(diffs)
+    mean = statistics.fmean(diffs) if diffs else 0.0
+    half = Z95 * statistics.stdev(diffs) / math.sqrt(n) if n > 1 else float("inf")
+    return Paired(
+        deals=n,
+        mean=mean,
+        ci95=(mean - half, mean + half),
+        first=statistics.fmean(one.a_minus_b() for one, _ in pairs) if pairs else 0.0,
+        second=statistics.fmean(other.a_minus_b() for _, other in pairs) if pairs else 0.0,
+        differ=sum(1 for d in diffs if d != 0),
+    )
+
+
 def _board_job(args: tuple[Rules, str, str, int, int]) -> BoardResult:
     rules, a, b, deal_no, seed = args
     return play_board(rules, a, b, deal_no, seed)

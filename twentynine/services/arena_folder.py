@@ -261,6 +261,32 @@ def pool_runs(runs: list[KeptRun]) -> list[BoardResult]:
     return [board for run in runs for board in run.boards]
 
 
+def pair_runs(first: KeptRun, second: KeptRun) -> list[tuple[BoardResult, BoardResult]]:
+    """The boards of two runs on the same deals, deal by deal.
+
+    Two bots measured against the same opponent on the same deals (the same
+    rules and seed) can be compared deal by deal: the opponent and the cards are
+    the same, so what differs is the bots. A ``FolderError`` says why two runs
+    are not such a pair (another opponent, other rules or deals, the same bot A,
+    or no deal that both finished)."""
+    for key, what in (("b", "their bots B"), ("rules", "their rules"), ("seed", "their seeds")):
+        if first.identity[key] != second.identity[key]:
+            raise FolderError(
+                f"{first.path} and {second.path} cannot be paired: {what} differ "
+                f"({first.identity[key]!r} against {second.identity[key]!r})"
+            )
+    if first.identity["a"] == second.identity["a"]:
+        raise FolderError(
+            f"{first.path} and {second.path} both played {first.identity['a']!r} as bot A: "
+            "nothing to compare (pool other deals of one match without --paired)"
+        )
+    theirs = {board.deal: board for board in second.boards}
+    pairs = [(board, theirs[board.deal]) for board in first.boards if board.deal in theirs]
+    if not pairs:
+        raise FolderError(f"{first.path} and {second.path} have no finished deal in common")
+    return sorted(pairs, key=lambda pair: pair[0].deal)
+
+
 def record_name(deal: int, a_team: int) -> str:
     """The file in ``games/`` that keeps deal ``deal`` as played with bot A on ``a_team``."""
     return f"deal{deal:05d}-{'A-NS' if a_team == 0 else 'A-EW'}.json"
@@ -281,6 +307,7 @@ __all__ = [
     "KeptRun",
     "RunFolder",
     "code_fingerprint",
+    "pair_runs",
     "pool_runs",
     "read_boards",
     "read_run",
