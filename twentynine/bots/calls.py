@@ -4,11 +4,10 @@ A world's first batches are weighed by how well they explain each seat's calls.
 ``BiddingModel.auction_likelihood`` reads them loosely: a seat bids about what
 its first batch is worth, give or take 2.5 points. That suits a seat whose
 calls the model cannot predict, such as the expert itself, whose calls weigh
-what passing leaves to the others. The model bidders (``strong``,
-``expert-v1``, and the field the fitted model was made to imitate) follow a
-rule that can be read exactly: the lowest bid allowed when the model's chance
-of making it is at least one half (0.15 more over the partner's contract),
-else a pass.
+what passing leaves to the others. The model bidders (``strong`` and
+``expert-v1``, ``BiddingModel.would_bid``) follow a rule that can be read
+exactly: the lowest bid allowed when the model's chance of making it is at
+least one half (0.15 more over the partner's contract), else a pass.
 
 ``CallReading`` reads each opponent as a mixture: with the share ``close`` it
 is a model bidder, read by that rule, each call judged by the model's chance
