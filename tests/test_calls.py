@@ -81,7 +81,7 @@ def test_the_rule_explains_the_model_bidders_calls_better_than_the_loose_reading
         for seat, loose_call in reading.loose.items():
             first = mask_of(deal.hands[seat][:4])
             mine = [c for c in calls if c.seat == seat]
-            rule = rule_likelihood(model, first, mine, obs, place_of(obs, seat))
+            rule = rule_likelihood(model, first, mine, obs.rules, place_of(obs, seat))
             assert rule > 0.25, (seed, seat, mine)
             rule_log += math.log(rule)
             loose = model.auction_likelihood(first, loose_call, obs.rules, place_of(obs, seat))
@@ -128,7 +128,7 @@ def test_the_close_reading_weighs_down_worlds_the_opponents_calls_rule_out() -> 
         i
         for i, world in enumerate(close.worlds)
         if any(
-            rule_likelihood(model, world.first[s], calls, obs, place_of(obs, s)) < 0.01
+            rule_likelihood(model, world.first[s], calls, obs.rules, place_of(obs, s)) < 0.01
             for s, calls in reading.rule_calls.items()
         )
     ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -183,10 +184,9 @@ class BiddingModel:
             return pass_action(obs)
         pos = place_of(obs, seat)
         suit, _ = self.best_trump(hand, pos)
-        standing = max((b for _, b in obs.auction), default=0)
-        partner_holds = any(s == partner_of(seat) and b == standing and b for s, b in obs.auction)
+        holds = partner_holds(obs.auction, seat)
         lowest = bids[0].value or 0
-        if self.would_bid(hand, suit, pos, lowest, obs.rules, partner_holds, bot.style.boldness):
+        if self.would_bid(hand, suit, pos, lowest, obs.rules, holds, bot.style.boldness):
             return bids[0]
         return pass_action(obs)
 
@@ -257,6 +257,14 @@ def place_of(obs: Observation, seat: int) -> int:
     return steps
 
 
+def partner_holds(auction: Sequence[tuple[int, int]], seat: int) -> bool:
+    """Whether ``seat``'s partner made the highest bid of ``auction`` (in the duel
+    auction, a challenge not yet answered included): the model bidders then ask
+    ``PARTNER_NEED`` more of a bid."""
+    standing = max((b for _, b in auction), default=0)
+    return any(s == partner_of(seat) and b == standing and b for s, b in auction)
+
+
 def calls_by_seat(obs: Observation) -> dict[int, tuple[int, int]]:
     """Per seat that spoke: (the highest bid it made or 0, the standing bid when it
     last passed or -1), what ``BiddingModel.auction_likelihood`` weighs."""
@@ -308,5 +316,6 @@ __all__ = [
     "estimate_team_points",
     "features",
     "first_leader",
+    "partner_holds",
     "place_of",
 ]

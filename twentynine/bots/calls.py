@@ -35,7 +35,8 @@ from ..game.actions import BID, Action
 from ..game.engine import Deal
 from ..game.observation import Observation
 from ..game.refusals import IllegalAction
-from .bidding import PARTNER_NEED, BiddingModel, calls_by_seat, place_of
+from ..game.rules import Rules
+from .bidding import PARTNER_NEED, BiddingModel, calls_by_seat, partner_holds, place_of
 
 # How far from the rule's need (on the scale of the model's chance) a model bidder's
 # call may stray: a seat at 0.45 that bid is read with a likelihood of 0.16.
@@ -64,12 +65,7 @@ def public_calls(obs: Observation) -> list[Call]:
     out: list[Call] = []
     for i, (seat, amount) in enumerate(obs.auction):
         bids = [a.value for a in deal.legal_actions() if a.kind == BID and a.value is not None]
-        # the partner holds the contract when it made the highest bid so far (in the
-        # duel auction, a challenge the seat is answering included)
-        before = obs.auction[:i]
-        standing = max((b for _, b in before), default=0)
-        partner_holds = any(s == seat ^ 2 and b == standing and b for s, b in before)
-        need = NEED + (PARTNER_NEED if partner_holds else 0.0)
+        need = NEED + (PARTNER_NEED if partner_holds(obs.auction[:i], seat) else 0.0)
         try:
             deal.apply(Action.bid(seat, amount) if amount else Action.pass_(seat))
         except IllegalAction:
@@ -85,7 +81,7 @@ def rule_likelihood(
     model: BiddingModel,
     first_batch: int,
     calls: Sequence[Call],
-    obs: Observation,
+    rules: Rules,
     place: int,
     sharpness: float = SHARPNESS,
 ) -> float:
@@ -95,7 +91,7 @@ def rule_likelihood(
     suit, _ = model.best_trump(first_batch, place)
     like = 1.0
     for call in calls:
-        chance = model.make_probability(first_batch, suit, place, call.level, obs.rules)
+        chance = model.make_probability(first_batch, suit, place, call.level, rules)
         above = 0.5 * math.erfc(-(chance - call.need) / (sharpness * math.sqrt(2)))
         like *= above if call.bid else 1.0 - above
     return like
@@ -114,7 +110,7 @@ class CallReading:
         sharpness: float = SHARPNESS,
     ) -> None:
         assert obs.seat is not None
-        self.obs = obs
+        self.rules = obs.rules
         self.model = model
         self.close = close
         self.sharpness = sharpness
@@ -133,14 +129,13 @@ class CallReading:
     def weight(self, first: Sequence[int]) -> float:
         """How well the first batches ``first`` (by seat) explain the others' calls."""
         w = 1.0
-        rules = self.obs.rules
         for seat, call in self.loose.items():
             place = self.places[seat]
-            like = self.model.auction_likelihood(first[seat], call, rules, place)
+            like = self.model.auction_likelihood(first[seat], call, self.rules, place)
             calls = self.rule_calls.get(seat)
             if calls:
                 rule = rule_likelihood(
-                    self.model, first[seat], calls, self.obs, place, self.sharpness
+                    self.model, first[seat], calls, self.rules, place, self.sharpness
                 )
                 like = (1 - self.close) * like + self.close * rule
             w *= like

@@ -218,13 +218,20 @@ def decision_ms(xs: list[float]) -> dict[str, float]:
     }
 
 
+def mean_interval(values: Sequence[float]) -> tuple[float, tuple[float, float]]:
+    """The mean of per-deal figures and its 95% interval (normal, from their spread;
+    unbounded with fewer than two)."""
+    n = len(values)
+    mean = statistics.fmean(values) if values else 0.0
+    half = Z95 * statistics.stdev(values) / math.sqrt(n) if n > 1 else float("inf")
+    return mean, (mean - half, mean + half)
+
+
 def summarise(a: str, b: str, boards: list[BoardResult]) -> Summary:
     boards = sorted(boards, key=lambda x: x.deal)
     diffs = [x.a_minus_b() for x in boards]
     n = len(diffs)
-    mean = statistics.fmean(diffs) if diffs else 0.0
-    sd = statistics.stdev(diffs) if n > 1 else 0.0
-    half = Z95 * sd / math.sqrt(n) if n > 1 else float("inf")
+    mean, ci95 = mean_interval(diffs)
     wins = sum(1 for d in diffs if d > 0) + 0.5 * sum(1 for d in diffs if d == 0)
     score = wins / n if n else 0.5
     se = math.sqrt(score * (1 - score) / n) if n else 0.0
@@ -261,7 +268,7 @@ def summarise(a: str, b: str, boards: list[BoardResult]) -> Summary:
         b=b,
         deals=n,
         mean=mean,
-        ci95=(mean - half, mean + half),
+        ci95=ci95,
         elo=_elo(score),
         elo_ci95=(_elo(score - Z95 * se), _elo(score + Z95 * se)),
         make_rate={k: rate(v) for k, v in made.items()},
@@ -294,16 +301,16 @@ class Paired:
 def compare_paired(pairs: Sequence[tuple[BoardResult, BoardResult]]) -> Paired:
     """The difference between the runs of two bots against one opponent on the same
     deals, with a 95% interval from the spread of the deals' differences."""
-    diffs = [one.a_minus_b() - other.a_minus_b() for one, other in pairs]
-    n = len(diffs)
-    mean = statistics.fmean(diffs) if diffs else 0.0
-    half = Z95 * statistics.stdev(diffs) / math.sqrt(n) if n > 1 else float("inf")
+    firsts = [one.a_minus_b() for one, _ in pairs]
+    seconds = [other.a_minus_b() for _, other in pairs]
+    diffs = [x - y for x, y in zip(firsts, seconds, strict=True)]
+    mean, ci95 = mean_interval(diffs)
     return Paired(
-        deals=n,
+        deals=len(diffs),
         mean=mean,
-        ci95=(mean - half, mean + half),
-        first=statistics.fmean(one.a_minus_b() for one, _ in pairs) if pairs else 0.0,
-        second=statistics.fmean(other.a_minus_b() for _, other in pairs) if pairs else 0.0,
+        ci95=ci95,
+        first=statistics.fmean(firsts) if firsts else 0.0,
+        second=statistics.fmean(seconds) if seconds else 0.0,
         differ=sum(1 for d in diffs if d != 0),
     )
 
