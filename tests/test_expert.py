@@ -285,6 +285,73 @@ def test_a_pass_counts_the_standing_contract_by_the_pass_weight(
     assert decide(0.5) == PASS  # 0.2 < 0.25 + 0.1
 
 
+@pytest.mark.parametrize(
+    ("profile", "passes", "forced"),
+    [
+        # pagat: the third speaker's pass leaves the dealer (seat 0) at 15
+        ("pagat", 0, None),
+        ("pagat", 1, None),
+        ("pagat", 2, (0, 15)),
+        # modern (first_forced): the dealer's pass leaves the first speaker (3) at 16
+        ("modern", 2, None),
+        ("modern", 3, (3, 16)),
+        # the duel auction: the third pass leaves the dealer at the lowest bid
+        ("bhoos", 2, (0, 16)),
+    ],
+)
+def test_a_pass_that_forces_a_seat_to_bid_names_that_seat_and_bid(
+    profile: str, passes: int, forced: tuple[int, int] | None
+) -> None:
+    from twentynine.bots.contract import forced_after_pass
+
+    deal = Deal(PROFILES[profile], 0, deal_hands(8, 0))
+    for _ in range(passes):
+        deal.apply(Action.pass_(deal.to_act))
+    assert forced_after_pass(observe_deal(deal, deal.to_act)) == forced
+
+
+def test_once_a_bid_stands_no_pass_forces_anyone() -> None:
+    from twentynine.bots.contract import forced_after_pass
+
+    deal = Deal(PROFILES["pagat"], 0, deal_hands(8, 0))
+    deal.apply(Action.pass_(deal.to_act))
+    deal.apply(Action.bid(deal.to_act, 15))
+    assert forced_after_pass(observe_deal(deal, deal.to_act)) is None
+
+
+def test_with_forced_pass_the_last_speaker_counts_the_dealers_forced_contract(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The seat before the dealer, after two passes, with a bid worth -0.2 to it: passing
+    counts for nothing without the knob (so it passes), and with it for the dealer's
+    forced 15, which makes in every world (-1 to the seat's side: so it bids)."""
+    from twentynine.bots import contract
+
+    monkeypatch.setattr(contract.ContractJudge, "best_suit", lambda self, bid: (0, -0.2))
+    monkeypatch.setattr(
+        contract.ContractJudge, "results", lambda self, b, bid, t: [-0.2] * len(self.worlds)
+    )
+    seen: list[tuple[int, int]] = []
+
+    def holder_results(self: contract.ContractJudge, holder: int, bid: int) -> list[float]:
+        seen.append((holder, bid))
+        return [1.0] * len(self.worlds)
+
+    monkeypatch.setattr(contract.ContractJudge, "holder_results", holder_results)
+    deal = Deal(PROFILES["pagat"], 0, deal_hands(8, 0))
+    deal.apply(Action.pass_(deal.to_act))
+    deal.apply(Action.pass_(deal.to_act))
+    obs = observe_deal(deal, deal.to_act)
+    model = default_model()
+
+    def decide(forced: bool) -> str:
+        return contract.simulated_bid(obs, model, random.Random(1), 4, 0.1, forced=forced).kind
+
+    assert decide(False) == PASS and seen == []
+    assert decide(True) == BID and seen == [(0, 15)]
+    assert make_bot("expert[forced_pass=1]").forced_pass is True  # type: ignore[attr-defined]
+
+
 def test_the_worlds_of_a_bid_are_weighed_by_the_calls_unless_switched_off() -> None:
     bhoos = PROFILES["bhoos"]
     duel = Deal(bhoos, 3, deal_hands(8, 3))

@@ -56,12 +56,18 @@ class Call:
     need: float  # the model's chance the rule asks for at that turn
 
 
+def placeholder_deal(obs: Observation) -> Deal:
+    """A deal of ``obs``'s rules and dealer with placeholder cards, before any call:
+    the auction's mechanics do not look at the cards."""
+    return Deal(obs.rules, obs.dealer, _PLACEHOLDER)
+
+
 def public_calls(obs: Observation) -> list[Call]:
     """The calls of the auction so far, each with the level it was made or declined at.
 
     The auction is replayed into a deal of placeholder cards (the mechanics need
     none); a turn with no bid open to the seat (a pass it had to make) is left out."""
-    deal = Deal(obs.rules, obs.dealer, _PLACEHOLDER)
+    deal = placeholder_deal(obs)
     out: list[Call] = []
     for i, (seat, amount) in enumerate(obs.auction):
         bids = [a.value for a in deal.legal_actions() if a.kind == BID and a.value is not None]

@@ -23,12 +23,15 @@ from dataclasses import dataclass
 from ..game.actions import BID, PASS, SEVENTH, TRUMP, Action
 from ..game.cards import FULL_DECK, mask_of
 from ..game.contract import contract_stake, lowered_target, raised_target
+from ..game.engine import AUCTION
 from ..game.observation import Observation
+from ..game.refusals import IllegalAction
 from ..game.rules import Rules
 from ..solver import Goal, Outcome, Position
 from .bidding import BiddingModel, place_of
-from .calls import CallReading
+from .calls import CallReading, placeholder_deal
 from .heuristic import find, pass_action
+from .proxy import proxy
 from .solving import solver
 
 FIRST_BATCH = 4
@@ -153,9 +156,13 @@ class ContractJudge:
         make_rate: MakeRate | None = None,
         pool: int = 1,
         close_calls: float = 0.0,
+        control: int = 0,
     ) -> None:
         assert obs.seat is not None
         self.obs = obs
+        # unsolved worlds that steady a mean of solved ones (``controlled``); 0: none
+        self.control = control
+        self._cheap: list[tuple[AuctionWorld, float]] | None = None
         # None: a world's result is the solution's own, +1 made or -1 failed
         self.make_rate = make_rate
         self.model = model
@@ -222,8 +229,44 @@ class ContractJudge:
         ]
 
     def expected(self, bidder: int, bid: int, trump_of: Callable[[int], int]) -> float:
-        """The weighted mean result of ``bidder``'s contract, named ``trump_of(i)`` in world i."""
-        return weighted_mean(self.results(bidder, bid, trump_of), self.weights)
+        """The weighted mean result of ``bidder``'s contract, named ``trump_of(i)`` in world i
+        (steadied by ``controlled`` when the judge has unsolved worlds for it)."""
+        results = self.results(bidder, bid, trump_of)
+        if self.control:
+            return self.controlled(bidder, results, trump_of)
+        return weighted_mean(results, self.weights)
+
+    def controlled(
+        self, bidder: int, results: Sequence[float], trump_of: Callable[[int], int]
+    ) -> float:
+        """The mean of ``results`` (``bidder``'s contract in each solved world, named
+        ``trump_of(i)`` in world i) with ``proxy`` as a control variate: the proxy's mean
+        over ``control`` unsolved worlds, weighed alike, plus the solved worlds' mean
+        difference from it. ``trump_of`` is asked of an unsolved world by its index
+        after the solved ones (``world``)."""
+        solved = len(self.worlds)
+        scores = [proxy(w.hands, bidder, trump_of(i)) for i, w in enumerate(self.worlds)]
+        off = weighted_mean([r - g for r, g in zip(results, scores, strict=True)], self.weights)
+        cheap = self.cheap_worlds()
+        level = weighted_mean(
+            [proxy(w.hands, bidder, trump_of(solved + i)) for i, (w, _) in enumerate(cheap)],
+            [weight for _, weight in cheap],
+        )
+        return off + level
+
+    def world(self, index: int) -> AuctionWorld:
+        """World ``index``: a solved one, or past them an unsolved one of ``controlled``."""
+        if index < len(self.worlds):
+            return self.worlds[index]
+        return self.cheap_worlds()[index - len(self.worlds)][0]
+
+    def cheap_worlds(self) -> list[tuple[AuctionWorld, float]]:
+        """The ``control`` unsolved worlds and their weights, dealt once."""
+        if self._cheap is None:
+            rng = random.Random(self._rng.getrandbits(64))
+            dealt = [auction_world(self.obs, rng) for _ in range(self.control)]
+            self._cheap = [(w, self._likelihood(w)) for w in dealt]
+        return self._cheap
 
     # -- the seat's own choices ----------------------------------------------------------
     def best_suit(self, bid: int) -> tuple[int, float]:
@@ -251,15 +294,17 @@ class ContractJudge:
     def seventh_value(self, bid: int) -> float:
         seat = self.obs.seat
         assert seat is not None
-        return self.expected(seat, bid, lambda i: self.worlds[i].seventh >> 3)
+        return self.expected(seat, bid, lambda i: self.world(i).seventh >> 3)
 
     def holder_results(self, holder: int, bid: int) -> list[float]:
         """The result in each world of the standing contract of ``holder``, whose suit
         there is the one its first batch makes most attractive."""
+        return self.results(holder, bid, self.holder_trump(holder))
+
+    def holder_trump(self, holder: int) -> Callable[[int], int]:
+        """The suit ``holder``'s first batch makes most attractive, in world i."""
         place = place_of(self.obs, holder)
-        return self.results(
-            holder, bid, lambda i: self.model.best_trump(self.worlds[i].first[holder], place)[0]
-        )
+        return lambda i: self.model.best_trump(self.world(i).first[holder], place)[0]
 
 
 def weighted_mean(values: Sequence[float], weights: Sequence[float]) -> float:
@@ -321,6 +366,8 @@ def simulated_bid(
     pool: int = 1,
     more: MoreWorlds | None = None,
     close_calls: float = 0.0,
+    forced: bool = False,
+    control: int = 0,
 ) -> Action:
     """Bid the lowest bid allowed when that is worth more than passing, by ``margin``.
 
@@ -332,7 +379,10 @@ def simulated_bid(
     chance of making at the table rather than by the solution's made or failed; ``pool``:
     dealt worlds per world solved (``ContractJudge``); ``more``: more worlds while
     the call is in doubt (``MoreWorlds``; None: ``worlds`` decide); ``close_calls``:
-    the opponents' calls read by the model bidders' rule too (``calls.CallReading``)."""
+    the opponents' calls read by the model bidders' rule too (``calls.CallReading``);
+    ``forced``: where nobody has bid and a pass would leave a seat forced to take
+    the contract (``forced_after_pass``), passing is worth that contract (off: 0);
+    ``control``: unsolved worlds steadying both means (``ContractJudge.controlled``)."""
     seat = obs.seat
     assert seat is not None
     bids = sorted((a for a in obs.legal if a.kind == BID), key=lambda a: a.value or 0)
@@ -342,8 +392,12 @@ def simulated_bid(
     assert lowest is not None
     if find(obs, PASS) is None:
         return bids[0]
-    judge = ContractJudge(obs, model, rng, worlds, weigh_calls, make_rate, pool, close_calls)
+    judge = ContractJudge(
+        obs, model, rng, worlds, weigh_calls, make_rate, pool, close_calls, control
+    )
     holder, standing = standing_bid(obs)
+    if holder is None and forced:
+        holder, standing = forced_after_pass(obs) or (None, 0)
     while True:
         suit, _value = judge.best_suit(lowest)
         bid_results = judge.results(seat, lowest, _always(suit))
@@ -359,8 +413,15 @@ def simulated_bid(
         if more.settled(gains, judge.weights, margin):
             break
         judge.extend(more.more(len(judge.worlds)))
-    bidding = up * weighted_mean(bid_results, judge.weights)
-    passing = down * weighted_mean(held, judge.weights)
+    if judge.control:
+        bidding = up * judge.controlled(seat, bid_results, _always(suit))
+        passing = 0.0
+        if side:
+            assert holder is not None
+            passing = down * judge.controlled(holder, held, judge.holder_trump(holder))
+    else:
+        bidding = up * weighted_mean(bid_results, judge.weights)
+        passing = down * weighted_mean(held, judge.weights)
     return bids[0] if bidding > passing + margin else pass_action(obs)
 
 
@@ -373,6 +434,32 @@ def standing_bid(obs: Observation) -> tuple[int | None, int]:
     return holder, standing
 
 
+def forced_after_pass(obs: Observation) -> tuple[int, int] | None:
+    """The seat and bid a pass by the seat to act would leave holding the contract
+    when nobody has bid yet and the rules then force one (``all_pass``): the dealer
+    when the seat is the last to speak before it, or the first speaker when the
+    dealer passes last; None where the auction could still go either way."""
+    assert obs.seat is not None
+    if any(amount for _, amount in obs.auction):
+        return None
+    deal = placeholder_deal(obs)
+    try:
+        for seat, amount in obs.auction:
+            deal.apply(Action.bid(seat, amount) if amount else Action.pass_(seat))
+        deal.apply(Action.pass_(obs.seat))
+    except IllegalAction:
+        return None
+    if deal.phase == AUCTION:
+        legal = deal.legal_actions()
+        if any(a.kind == PASS for a in legal):
+            return None
+        bids = [a.value for a in legal if a.kind == BID and a.value is not None]
+        return (deal.to_act, min(bids)) if bids else None
+    if deal.bidder >= 0 and deal.bid:
+        return deal.bidder, deal.bid
+    return None
+
+
 def simulated_trump(
     obs: Observation,
     model: BiddingModel,
@@ -382,15 +469,24 @@ def simulated_trump(
     pool: int = 1,
     more: MoreWorlds | None = None,
     close_calls: float = 0.0,
+    control: int = 0,
 ) -> Action:
     """Name the suit (or call the seventh card) that makes the contract most often;
-    with ``more``, more worlds while the best suit's lead over the next is in doubt."""
+    with ``more``, more worlds while the best suit's lead over the next is in doubt;
+    ``control``: unsolved worlds steadying each suit's mean (``ContractJudge.controlled``)."""
     assert obs.bid is not None
     seat = obs.seat
     assert seat is not None
     bid = obs.bid
     judge = ContractJudge(
-        obs, model, rng, worlds, make_rate=make_rate, pool=pool, close_calls=close_calls
+        obs,
+        model,
+        rng,
+        worlds,
+        make_rate=make_rate,
+        pool=pool,
+        close_calls=close_calls,
+        control=control,
     )
     while True:
         ranked = judge.ranked_suits(bid)

@@ -91,6 +91,14 @@ class ExpertBot(ExpertV1Bot):
     close_calls = 0.0
     simulate_contract = True  # bids and the trump by simulation (off: the fitted model's)
     read_calls_at_bid = True  # a bid's worlds weighed by the others' calls so far
+    # where nobody has bid and a pass would leave a seat forced to take the contract
+    # (the dealer, under ``all_pass: dealer_forced``), passing is worth that contract
+    # (off: worth nothing, as if the deal went by)
+    forced_pass = False
+    # unsolved worlds whose cheap proxy steadies a contract decision's mean of solved
+    # ones (``ContractJudge.controlled``; 0: none), in the bid as if the auction ended
+    # with it and in the trump choice
+    control_worlds = 0
     # a call valued by the rest of the auction played out in each world (off: as if the
     # auction ended with it, ``contract.simulated_bid``): in every auction, or in the duel
     # auction only (the default: measured there, docs/bots.md)
@@ -134,6 +142,8 @@ class ExpertBot(ExpertV1Bot):
         "close_calls",
         "simulate_contract",
         "read_calls_at_bid",
+        "forced_pass",
+        "control_worlds",
         "exact_from",
         "auction_worlds",
         "bid_margin",
@@ -200,7 +210,15 @@ class ExpertBot(ExpertV1Bot):
         close = self.close_calls
         if not bidding:
             return simulated_trump(
-                obs, self.model, rng, worlds, rate, pool, more=more, close_calls=close
+                obs,
+                self.model,
+                rng,
+                worlds,
+                rate,
+                pool,
+                more=more,
+                close_calls=close,
+                control=self.control_worlds,
             )
         if self.auction_rollout or (self.duel_rollout and obs.rules.auction == "duel"):
             return rollout_bid(
@@ -230,6 +248,8 @@ class ExpertBot(ExpertV1Bot):
             pool,
             more=more,
             close_calls=close,
+            forced=self.forced_pass,
+            control=self.control_worlds,
         )
 
     def play(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
