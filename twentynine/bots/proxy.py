@@ -13,10 +13,12 @@ stays unbiased whatever the proxy's errors, and is steadier by the share of
 the solved results' spread the proxy explains within one decision.
 
 The coefficients are a least-squares fit within decisions (each decision's
-mean taken out) of 44,280 solved worlds of 738 bid decisions of the expert in
-a pagat arena run against ``strong`` (seed 2120); on the other half of the
-decisions, held out, the proxy explained 48% of the solved results' spread
-within a decision.
+mean taken out) of the solved worlds (60 each) of half of 738 bid decisions
+of the expert in a pagat arena run against ``strong`` (seed 2120), by a
+one-off script; on the other half, held out, the proxy explained 48% of the
+solved results' spread within a decision. The knob that uses it
+(``expert[control_worlds=N]``) is off: it has not been shown to help
+(docs/bots.md, *The contract judge against the true deal*).
 """
 
 from __future__ import annotations
