@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..game.cards import POINTS
+from ..game.cards import mask_points
 
 _SUIT = 0xFF
 _JACK, _NINE, _ACE = 7, 6, 5
@@ -50,15 +50,6 @@ COEFFICIENTS = (
 )
 
 
-def _points(mask: int) -> int:
-    total = 0
-    while mask:
-        low = mask & -mask
-        total += POINTS[low.bit_length() - 1]
-        mask ^= low
-    return total
-
-
 def features(hands: Sequence[int], bidder: int, trump: int) -> tuple[float, ...]:
     """The counts ``proxy`` weighs, for ``bidder``'s contract with ``trump`` in the deal
     ``hands`` (each seat's eight cards as a mask)."""
@@ -67,8 +58,8 @@ def features(hands: Sequence[int], bidder: int, trump: int) -> tuple[float, ...]
     trumps = side & suit
     return (
         float(trumps.bit_count()),
-        float(_points(trumps)),
-        float(_points(side)),
+        float(mask_points(trumps)),
+        float(mask_points(side)),
         float(trumps >> (8 * trump + _JACK) & 1),
         float(trumps >> (8 * trump + _NINE) & 1),
         float(trumps >> (8 * trump + _ACE) & 1),
@@ -77,7 +68,7 @@ def features(hands: Sequence[int], bidder: int, trump: int) -> tuple[float, ...]
         float((side & _ACES).bit_count()),
         float(max((hands[bidder ^ 1] & suit).bit_count(), (hands[bidder ^ 3] & suit).bit_count())),
         float((hands[bidder] & suit).bit_count()),
-        float(_points(hands[bidder ^ 2])),
+        float(mask_points(hands[bidder ^ 2])),
     )
 
 
