@@ -231,7 +231,12 @@ class ContractJudge:
     def expected(self, bidder: int, bid: int, trump_of: Callable[[int], int]) -> float:
         """The weighted mean result of ``bidder``'s contract, named ``trump_of(i)`` in world i
         (steadied by ``controlled`` when the judge has unsolved worlds for it)."""
-        results = self.results(bidder, bid, trump_of)
+        return self.mean(bidder, self.results(bidder, bid, trump_of), trump_of)
+
+    def mean(self, bidder: int, results: Sequence[float], trump_of: Callable[[int], int]) -> float:
+        """The weighted mean of ``results`` (``bidder``'s contract in each world, named
+        ``trump_of(i)`` in world i), steadied by ``controlled`` when the judge has
+        unsolved worlds for it."""
         if self.control:
             return self.controlled(bidder, results, trump_of)
         return weighted_mean(results, self.weights)
@@ -399,7 +404,7 @@ def simulated_bid(
     if holder is None and forced:
         holder, standing = forced_after_pass(obs) or (None, 0)
     while True:
-        suit, _value = judge.best_suit(lowest)
+        suit, value = judge.best_suit(lowest)  # the bid's expected result with that suit
         bid_results = judge.results(seat, lowest, _always(suit))
         held = [0.0] * len(bid_results)
         side = 0
@@ -413,16 +418,11 @@ def simulated_bid(
         if more.settled(gains, judge.weights, margin):
             break
         judge.extend(more.more(len(judge.worlds)))
-    if judge.control:
-        bidding = up * judge.controlled(seat, bid_results, _always(suit))
-        passing = 0.0
-        if side:
-            assert holder is not None
-            passing = down * judge.controlled(holder, held, judge.holder_trump(holder))
-    else:
-        bidding = up * weighted_mean(bid_results, judge.weights)
-        passing = down * weighted_mean(held, judge.weights)
-    return bids[0] if bidding > passing + margin else pass_action(obs)
+    passing = 0.0
+    if side:
+        assert holder is not None
+        passing = down * judge.mean(holder, held, judge.holder_trump(holder))
+    return bids[0] if up * value > passing + margin else pass_action(obs)
 
 
 def standing_bid(obs: Observation) -> tuple[int | None, int]:
