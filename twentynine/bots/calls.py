@@ -62,6 +62,20 @@ def placeholder_deal(obs: Observation) -> Deal:
     return Deal(obs.rules, obs.dealer, _PLACEHOLDER)
 
 
+def call_action(seat: int, amount: int) -> Action:
+    """A call of the public auction (``Observation.auction``: the bid, 0 for a pass) as
+    the action that made it."""
+    return Action.bid(seat, amount) if amount else Action.pass_(seat)
+
+
+def replay_auction(deal: Deal, auction: Sequence[tuple[int, int]]) -> Deal:
+    """``deal`` with the calls of ``auction`` applied (``IllegalAction`` at a call the
+    rules do not allow)."""
+    for seat, amount in auction:
+        deal.apply(call_action(seat, amount))
+    return deal
+
+
 def public_calls(obs: Observation) -> list[Call]:
     """The calls of the auction so far, each with the level it was made or declined at.
 
@@ -73,7 +87,7 @@ def public_calls(obs: Observation) -> list[Call]:
         bids = [a.value for a in deal.legal_actions() if a.kind == BID and a.value is not None]
         need = NEED + (PARTNER_NEED if partner_holds(obs.auction[:i], seat) else 0.0)
         try:
-            deal.apply(Action.bid(seat, amount) if amount else Action.pass_(seat))
+            deal.apply(call_action(seat, amount))
         except IllegalAction:
             return out  # not an auction the rules allow: read what came before
         if amount:
@@ -148,4 +162,13 @@ class CallReading:
         return w
 
 
-__all__ = ["SHARPNESS", "Call", "CallReading", "public_calls", "rule_likelihood"]
+__all__ = [
+    "SHARPNESS",
+    "Call",
+    "CallReading",
+    "call_action",
+    "placeholder_deal",
+    "public_calls",
+    "replay_auction",
+    "rule_likelihood",
+]

@@ -29,7 +29,7 @@ from ..game.refusals import IllegalAction
 from ..game.rules import Rules
 from ..solver import Goal, Outcome, Position
 from .bidding import BiddingModel, place_of
-from .calls import CallReading, placeholder_deal
+from .calls import CallReading, placeholder_deal, replay_auction
 from .heuristic import find, pass_action
 from .proxy import proxy
 from .solving import solver
@@ -442,10 +442,8 @@ def forced_after_pass(obs: Observation) -> tuple[int, int] | None:
     assert obs.seat is not None
     if any(amount for _, amount in obs.auction):
         return None
-    deal = placeholder_deal(obs)
     try:
-        for seat, amount in obs.auction:
-            deal.apply(Action.bid(seat, amount) if amount else Action.pass_(seat))
+        deal = replay_auction(placeholder_deal(obs), obs.auction)
         deal.apply(Action.pass_(obs.seat))
     except IllegalAction:
         return None

@@ -35,6 +35,7 @@ from ..game.cards import cards_of
 from ..game.engine import AUCTION, OVER, SEVENTH_CARD_INDEX, Deal
 from ..game.observation import Observation
 from .bidding import BiddingModel, place_of
+from .calls import replay_auction
 from .contract import (
     FIRST_BATCH,
     AuctionWorld,
@@ -61,10 +62,7 @@ def world_deal(obs: Observation, world: AuctionWorld) -> Deal:
             second.remove(world.seventh)
             second.insert(SEVENTH_CARD_INDEX - FIRST_BATCH, world.seventh)
         hands.append(first + second)
-    deal = Deal(obs.rules, obs.dealer, hands)
-    for seat, amount in obs.auction:
-        deal.apply(Action.bid(seat, amount) if amount else Action.pass_(seat))
-    return deal
+    return replay_auction(Deal(obs.rules, obs.dealer, hands), obs.auction)
 
 
 class AuctionRollout:
