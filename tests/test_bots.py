@@ -89,7 +89,14 @@ def test_same_seed_same_observation_same_action(level):
 
 @pytest.mark.parametrize(
     "level",
-    [*FAST_LEVELS, "strong", "expert", "expert[read_plays=1]", "expert[close_calls=0.8]"],
+    [
+        *FAST_LEVELS,
+        "strong",
+        "expert",
+        "expert[read_plays=1]",
+        "expert[close_calls=0.8]",
+        "expert[alphamu=3,alphamu_from=3]",
+    ],
 )
 @pytest.mark.parametrize("profile", ["pagat", "bhoos", "modern"])
 def test_bot_is_honest_hidden_cards_do_not_change_its_action(level, profile):

@@ -172,7 +172,15 @@ def _hidden_trump_twin(deal: Deal, seat: int) -> Deal | None:
 
 
 @pytest.mark.parametrize(
-    "level", ["strong", "expert", "expert-v1", "expert[read_plays=1]", "expert[close_calls=0.8]"]
+    "level",
+    [
+        "strong",
+        "expert",
+        "expert-v1",
+        "expert[read_plays=1]",
+        "expert[close_calls=0.8]",
+        "expert[alphamu=3,alphamu_from=3]",
+    ],
 )
 @pytest.mark.parametrize("profile", ["pagat", "bhoos"])
 def test_a_hidden_trump_that_differs_does_not_change_the_action(level, profile):

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import random
 
-from ..game.actions import BID, PLAY, SINGLE, TRUMP, Action
+from ..game.actions import BID, PLAY, REVEAL, SINGLE, TRUMP, Action
 from ..game.observation import Observation
 from ..solver import Goal
+from .alphamu import AlphaMu, TooBig
 from .base import Style
 from .calls import CallReading
 from .contract import MakeRate, MoreWorlds, simulated_bid, simulated_trump, standing_bid
@@ -35,7 +36,7 @@ from .play_model import PlayPoint, default_play_model, history, play_likelihood
 from .rollout import rollout_bid
 from .sampling import Impossible, World
 from .single import Worlds, single_card_values, single_offer
-from .solving import position_of, solver
+from .solving import goal_of, position_of, solver
 
 AUCTION_WORLDS = 40  # whole deals solved per bid or trump decision
 BID_MARGIN = 0.1  # how much more than passing a bid must be worth, in game points
@@ -132,6 +133,12 @@ class ExpertBot(ExpertV1Bot):
     # thinks on its own time (a clock's share is kept to): more worlds where the budget
     # runs out first, the first tricks' leads
     play_scale = 1.0
+    # from the trick ``alphamu_from`` on, the seat's next ``alphamu - 1`` cards are chosen
+    # as at the table, one card for the worlds it cannot tell apart (``bots/alphamu.py``;
+    # 0 or 1: each world solved on its own), over up to ``alphamu_worlds`` worlds
+    alphamu = 0
+    alphamu_from = 5
+    alphamu_worlds = 40
     knobs = (
         "read_auction",
         "read_trump_choice",
@@ -163,6 +170,9 @@ class ExpertBot(ExpertV1Bot):
         "play_scale",
         "auction_worlds_max",
         "auction_z",
+        "alphamu",
+        "alphamu_from",
+        "alphamu_worlds",
     )
 
     def __init__(self, seed: int = 0, budget: float | None = None, style: Style | None = None):
@@ -255,7 +265,53 @@ class ExpertBot(ExpertV1Bot):
     def play(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:
         if self.play_scale != 1.0 and self._own_now:
             budget = (budget if budget is not None else self.default_budget) * self.play_scale
+        if self.alphamu > 1 and len(obs.tricks) + 1 >= self.alphamu_from and solver().compiled:
+            chosen = self.alphamu_play(obs, rng)
+            if chosen is not None:
+                return chosen
         return super().play(obs, rng, budget)
+
+    def alphamu_play(self, obs: Observation, rng: random.Random) -> Action | None:
+        """The card by the αμ search over up to ``alphamu_worlds`` weighed worlds, the
+        card points of the worlds solved one by one breaking its ties; None where it
+        cannot choose (the worlds' trumps differ, or the search is too big): the worlds
+        solved one by one decide then."""
+        assert obs.seat is not None
+        know = self.knowledge(obs, rng)
+        dealt: dict[tuple[tuple[int, ...], int | None], tuple[World, float]] = {}
+        for _ in range(self.alphamu_worlds):
+            try:
+                world, w = self.draw(obs, know, rng)
+            except Impossible:
+                break
+            if w <= 0:
+                continue
+            key = (tuple(world.hands), world.trump)
+            seen = dealt.get(key)
+            dealt[key] = (world, w + (seen[1] if seen else 0.0))
+        worlds = list(dealt.values())
+        if not worlds or len({world.trump for world, _ in worlds}) > 1:
+            return None  # the seat would learn the trump on the way: not one choice
+        goal = goal_of(obs)
+        sign = 1 if obs.seat & 1 == goal.team else -1
+        try:
+            positions = [position_of(obs, world) for world, _ in worlds]
+            values = AlphaMu(obs.seat, goal).values(positions, [w for _, w in worlds], self.alphamu)
+        except (TooBig, ValueError):  # too big, or a world the rules find impossible
+            return None
+        reveal = next((a for a in obs.legal if a.kind == REVEAL), None)
+        plays = {a.value: a for a in obs.legal if a.kind == PLAY}
+        totals: dict[Action, float] = {}
+        for move, v in values.items():
+            a = reveal if move.reveal else plays.get(move.card)
+            if a is not None:
+                totals[a] = max(totals.get(a, -2.0), v)
+        points: dict[Action, float] = {}
+        for world, w in worlds:
+            _, margins = self.evaluate(obs, world, goal, plays, reveal, sign)
+            for a, m in margins.items():
+                points[a] = points.get(a, 0.0) + w * m
+        return self.choose(obs, totals, rng, points)
 
     def single_worlds(self, obs: Observation, rng: random.Random) -> Worlds:
         """Weighed worlds for a single-hand decision (none when no world fits)."""
