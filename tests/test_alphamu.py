@@ -126,7 +126,7 @@ def test_with_one_world_nothing_is_hidden_and_every_depth_is_the_solution(seed, 
     goal = Goal(seat & 1, p.points[seat & 1] + need % (p.remaining_points + 1))
     solved = {m: int(o) * 1.0 for m, o in solver().moves_outcome(p, goal).items()}
     for depth in (1, 2, 3):
-        assert AlphaMu(seat, goal).values([p], [1.0], depth) == solved
+        assert AlphaMu(seat, goal, limit=10**6).values([p], [1.0], depth) == solved
 
 
 def test_a_search_past_its_count_of_solved_positions_stops_and_says_so():
@@ -171,3 +171,20 @@ def test_the_expert_with_alphamu_plays_whole_deals_and_uses_the_search(monkeypat
     # a defender before the reveal, whose worlds hold different trumps, is left to the
     # worlds solved one by one, as are searches too big for the count
     assert used["chosen"] + used["declined"] >= 20
+
+
+def test_deepening_keeps_the_deepest_search_the_count_allowed():
+    p = late_position(4, 5)
+    worlds = worlds_of(p, 10, 4)
+    weights = [1.0] * 10
+    seat = p.to_move
+    goal = Goal(seat & 1, p.points[seat & 1] + 10)
+    two = AlphaMu(seat, goal, limit=10**6)
+    want = two.values(worlds, weights, 2)
+    cost = two.solved
+    depth, got = AlphaMu(seat, goal, limit=cost + 1).deepest(worlds, weights, 4)
+    assert (depth, got) == (2, want)
+    depth, got = AlphaMu(seat, goal, limit=10**7).deepest(worlds, weights, 3)
+    assert depth == 3 and got == AlphaMu(seat, goal, limit=10**7).values(worlds, weights, 3)
+    with pytest.raises(TooBig):
+        AlphaMu(seat, goal, limit=cost - 1).deepest(worlds, weights, 3)

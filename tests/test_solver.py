@@ -22,7 +22,6 @@ from twentynine.solver import (
     Position,
     Solver,
     Value,
-    _representative,
     can_reach,
     default_solver,
     exact,
@@ -30,6 +29,7 @@ from twentynine.solver import (
     moves_exact,
     numba_available,
     outcome,
+    representative,
 )
 from twentynine.solver.brute import brute_move_values, brute_value
 from twentynine.solver.position import RevealMode, UnrevealedRule
@@ -208,7 +208,7 @@ def test_kernel_tries_one_move_of_each_class_of_equivalent_cards(solver: Solver)
         pos, _ = make(rng, rng.randrange(1, 9), rng.randrange(4))
         tried = solver.kernel_root_moves(pos)
         assert len(tried) == len(set(tried))
-        assert set(tried) == {_representative(pos, m) for m in pos.legal_moves()}, pos
+        assert set(tried) == {representative(pos, m) for m in pos.legal_moves()}, pos
 
 
 def test_compiled_and_plain_kernels_agree_on_bigger_positions() -> None:

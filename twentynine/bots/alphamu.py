@@ -20,6 +20,12 @@ every combination of its children's, taken world by world at the worst; at
 the partner's, at the best. With ``depth`` 1 this is the sampled worlds'
 search again (a test checks it move for move).
 
+Of cards equivalent in a hand (one suit, the same points, no card still in
+play between them) only one is tried, as the solver does. For the other
+seats that is a simplification: which of two equal cards they play could
+tell the seat something, and the search does not let them choose it to
+mislead.
+
 The cost grows with the tricks left, so the expert uses it for the last
 tricks only (``expert[alphamu=2]``); a search that would pass its count of
 solved positions stops and says so (``TooBig``), and the caller plays by the
@@ -30,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..solver import Goal, Move, Position
+from ..solver import Goal, Move, Position, representative
 from .solving import solver
 
 Vector = tuple[int, ...]  # the seat's side's result in each world of a node: 1, 0 or -1
@@ -73,10 +79,17 @@ class AlphaMu:
         ``positions`` (one per world, the seat to move in each)."""
         if depth < 1:
             raise ValueError(f"depth must be 1 or more, not {depth}")
-        moves = self._own_moves(positions)
         if depth == 1:
             return {m: [v] for m, v in self._solved(positions).items()}
-        return {m: self._node([p.advance(m) for p in positions], depth - 1) for m in moves}
+        first = positions[0]
+        fronts: dict[Move, list[Vector]] = {}
+        out: dict[Move, list[Vector]] = {}
+        for m in self._own_moves(positions):
+            rep = representative(first, m)
+            if rep not in fronts:
+                fronts[rep] = self._node([p.advance(rep) for p in positions], depth - 1)
+            out[m] = fronts[rep]
+        return out
 
     def values(
         self, positions: Sequence[Position], weights: Sequence[float], depth: int
@@ -91,12 +104,31 @@ class AlphaMu:
             out[move] /= total
         return out
 
+    def deepest(
+        self, positions: Sequence[Position], weights: Sequence[float], most: int
+    ) -> tuple[int, dict[Move, float]]:
+        """``values`` at depth 2, then 3 and on up to ``most`` while the count of solved
+        positions allows: the deepest depth finished and its values (``TooBig`` if not
+        even the first)."""
+        done: tuple[int, dict[Move, float]] | None = None
+        for depth in range(min(2, most), most + 1):
+            try:
+                done = depth, self.values(positions, weights, depth)
+            except TooBig:
+                if done is None:
+                    raise
+                break
+        assert done is not None
+        return done
+
     # -- the search --------------------------------------------------------------------
     def _own_moves(self, positions: Sequence[Position]) -> list[Move]:
         first = positions[0]
         if first.to_move != self.seat:
             raise ValueError(f"seat {self.seat} is not to move")
         moves = first.legal_moves()
+        # (a card's equivalents are the same in every world: the cards still in play
+        # are, only their holders differ)
         for p in positions[1:]:
             if p.legal_moves() != moves:
                 # the worlds disagree on the seat's own choices (a hidden trump that
@@ -113,13 +145,13 @@ class AlphaMu:
             if depth == 1:
                 return front(list(self._solved(positions).values()))
             found: list[Vector] = []
-            for move in self._own_moves(positions):
+            for move in dict.fromkeys(representative(first, m) for m in self._own_moves(positions)):
                 found += self._node([p.advance(move) for p in positions], depth - 1)
             return front(found)
         friendly = mover & 1 == self.seat & 1
         groups: dict[Move, list[int]] = {}
         for i, p in enumerate(positions):
-            for move in p.legal_moves():
+            for move in dict.fromkeys(representative(p, m) for m in p.legal_moves()):
                 groups.setdefault(move, []).append(i)
         # every combination of the children's strategies, world by world at the worst
         # (an opponent's card) or the best (the partner's); worlds not yet reached by a

@@ -272,7 +272,8 @@ class ExpertBot(ExpertV1Bot):
         return super().play(obs, rng, budget)
 
     def alphamu_play(self, obs: Observation, rng: random.Random) -> Action | None:
-        """The card by the αμ search over up to ``alphamu_worlds`` weighed worlds, the
+        """The card by the αμ search over up to ``alphamu_worlds`` weighed worlds (as
+        deep as ``alphamu`` where its count of solved positions allows), the
         card points of the worlds solved one by one breaking its ties; None where it
         cannot choose (the worlds' trumps differ, or the search is too big): the worlds
         solved one by one decide then."""
@@ -296,7 +297,8 @@ class ExpertBot(ExpertV1Bot):
         sign = 1 if obs.seat & 1 == goal.team else -1
         try:
             positions = [position_of(obs, world) for world, _ in worlds]
-            values = AlphaMu(obs.seat, goal).values(positions, [w for _, w in worlds], self.alphamu)
+            search = AlphaMu(obs.seat, goal)
+            _, values = search.deepest(positions, [w for _, w in worlds], self.alphamu)
         except (TooBig, ValueError):  # too big, or a world the rules find impossible
             return None
         reveal = next((a for a in obs.legal if a.kind == REVEAL), None)

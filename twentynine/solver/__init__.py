@@ -68,6 +68,7 @@ __all__ = [
     "moves_outcome",
     "numba_available",
     "outcome",
+    "representative",
 ]
 
 Backend = Literal["auto", "numba", "pure"]
@@ -287,7 +288,7 @@ class Solver:
         out: dict[Move, T] = {}
         done: dict[Move, T] = {}
         for move in pos.legal_moves():
-            rep = _representative(pos, move)
+            rep = representative(pos, move)
             if rep not in done:
                 reveal = move.reveal or pos.reveals_now
                 done[rep] = answer(rep.card | (kernel.REVEAL_FLAG if reveal else 0))
@@ -387,7 +388,7 @@ class Solver:
         return int(found)
 
 
-def _representative(pos: Position, move: Move) -> Move:
+def representative(pos: Position, move: Move) -> Move:
     """The highest move equivalent to ``move``: the same suit, no card of that suit in
     play between them, the same points, and not a pair card while the pair is live."""
     hand = pos.hands[pos.to_move]
