@@ -137,7 +137,7 @@ class ExpertBot(ExpertV1Bot):
     # as at the table, one card for the worlds it cannot tell apart (``bots/alphamu.py``;
     # 0 or 1: each world solved on its own), over up to ``alphamu_worlds`` worlds
     alphamu = 0
-    alphamu_from = 5
+    alphamu_from = 4
     alphamu_worlds = 40
     knobs = (
         "read_auction",
