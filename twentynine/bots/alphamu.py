@@ -13,8 +13,8 @@ The other seats still play each world as if they could see it: an opponent
 picks its best card in each world (the worst for the seat), the partner its
 best for the side. What a node answers is therefore not one number but a set
 of vectors, one entry per world that reaches it: each vector is what one
-strategy of the seat gets in each world, and a vector worse than another in
-every world is dropped (the set is a Pareto front). At an opponent's turn the
+strategy of the seat gets in each world, and a vector that another matches
+or beats in every world is dropped (the set is a Pareto front). At an opponent's turn the
 seat may answer every card with another strategy, so the node's vectors are
 every combination of its children's, taken world by world at the worst; at
 the partner's, at the best. With ``depth`` 1 this is the sampled worlds'
@@ -27,9 +27,10 @@ tell the seat something, and the search does not let them choose it to
 mislead.
 
 The cost grows with the tricks left, so the expert uses it for the last
-tricks only (``expert[alphamu=2]``); a search that would pass its count of
-solved positions stops and says so (``TooBig``), and the caller plays by the
-worlds solved one by one instead.
+tricks only (``expert[alphamu=3]``, off by default). A search that would pass
+its count of solved positions stops and says so (``TooBig``); ``deepest``
+goes from depth 2 up and keeps the deepest search finished, and where not
+even depth 2 finishes the caller plays by the worlds solved one by one.
 """
 
 from __future__ import annotations
