@@ -4,6 +4,7 @@ the worlds it cannot tell apart, against the worlds solved one by one."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -55,17 +56,7 @@ def worlds_of(p: Position, count: int, seed: int) -> list[Position]:
             n = p.hands[s].bit_count()
             dealt[s] = mask_of(pool[k : k + n])
             k += n
-        out.append(
-            Position(
-                hands=tuple(dealt),  # type: ignore[arg-type]
-                leader=p.leader,
-                trick=p.trick,
-                points=p.points,
-                tricks_played=p.tricks_played,
-                trump=p.trump,
-                revealed=True,
-            )
-        )
+        out.append(replace(p, hands=tuple(dealt)))
     return out
 
 

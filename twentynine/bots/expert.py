@@ -278,13 +278,8 @@ class ExpertBot(ExpertV1Bot):
         cannot choose (the worlds' trumps differ, or the search is too big): the worlds
         solved one by one decide then."""
         assert obs.seat is not None
-        know = self.knowledge(obs, rng)
         dealt: dict[tuple[tuple[int, ...], int | None], tuple[World, float]] = {}
-        for _ in range(self.alphamu_worlds):
-            try:
-                world, w = self.draw(obs, know, rng)
-            except Impossible:
-                break
+        for world, w in self.drawn(obs, rng, self.alphamu_worlds):
             if w <= 0:
                 continue
             key = (tuple(world.hands), world.trump)
@@ -317,15 +312,20 @@ class ExpertBot(ExpertV1Bot):
 
     def single_worlds(self, obs: Observation, rng: random.Random) -> Worlds:
         """Weighed worlds for a single-hand decision (none when no world fits)."""
+        out = self.drawn(obs, rng, SINGLE_WORLDS)
+        if out and sum(w for _, w in out) <= 0:
+            out = [(world, 1.0) for world, _ in out]  # nothing explains better: all alike
+        return out
+
+    def drawn(self, obs: Observation, rng: random.Random, count: int) -> Worlds:
+        """Up to ``count`` worlds drawn with their weights (fewer when no more fit)."""
         know = self.knowledge(obs, rng)
         out: Worlds = []
-        for _ in range(SINGLE_WORLDS):
+        for _ in range(count):
             try:
                 out.append(self.draw(obs, know, rng))
             except Impossible:
                 break
-        if out and sum(w for _, w in out) <= 0:
-            out = [(world, 1.0) for world, _ in out]  # nothing explains better: all alike
         return out
 
     def contract_worlds(self, budget: float | None) -> int:
