@@ -279,9 +279,10 @@ class ContractJudge:
         value, suit = self.ranked_suits(bid)[0]
         return suit, value
 
-    def ranked_suits(self, bid: int) -> list[tuple[float, int]]:
+    def ranked_suits(self, bid: int, among: Sequence[int] | None = None) -> list[tuple[float, int]]:
         """The suits worth solving for ``bid`` with their expected results, best first
-        (ties to the suit the model rates higher, then the lower suit)."""
+        (ties to the suit the model rates higher, then the lower suit); ``among``: over
+        those worlds only (their plain weighted mean), not all of them."""
         seat = self.obs.seat
         assert seat is not None
         hand = mask_of(self.obs.hand[:FIRST_BATCH])
@@ -291,10 +292,35 @@ class ContractJudge:
         suits = [s for s in range(4) if prior[s] >= top - SUIT_WINDOW]
         scored = []
         for suit in suits:
-            value = self.expected(seat, bid, _always(suit))
+            if among is None:
+                value = self.expected(seat, bid, _always(suit))
+            else:
+                value = weighted_mean(
+                    [self.result(i, seat, suit, bid) for i in among if self.weights[i] > 0],
+                    [self.weights[i] for i in among if self.weights[i] > 0],
+                )
             scored.append((value, prior[suit], -suit, suit))
         scored.sort(reverse=True)
         return [(value, suit) for value, _, _, suit in scored]
+
+    def held_out_suits(self, bid: int) -> Callable[[int], int]:
+        """The seat's suit for ``bid`` in each world, chosen on the other worlds: a world
+        of even index names the best suit of the odd ones, and the other way round
+        (past the solved worlds, the best suit of all).
+
+        The suit that does best over a set of worlds owes part of its lead to the luck
+        of those worlds, so its mean there overrates it: with two suits or more within
+        reach, by 0.07 to 0.13 game points a bid (docs/bots.md, *The best suit
+        overrated*). A suit chosen on other worlds carries no such luck, and its mean
+        is what naming it is worth, choosing included."""
+        ranked = self.ranked_suits(bid)
+        best = ranked[0][1]
+        count = len(self.worlds)
+        if len(ranked) == 1 or count < 2:
+            return _always(best)
+        even, odd = range(0, count, 2), range(1, count, 2)
+        chosen = (self.ranked_suits(bid, odd)[0][1], self.ranked_suits(bid, even)[0][1])
+        return lambda i: chosen[i % 2] if i < count else best
 
     def seventh_value(self, bid: int) -> float:
         seat = self.obs.seat
@@ -373,6 +399,7 @@ def simulated_bid(
     close_calls: float = 0.0,
     forced: bool = False,
     control: int = 0,
+    held_out: bool = False,
 ) -> Action:
     """Bid the lowest bid allowed when that is worth more than passing, by ``margin``.
 
@@ -387,7 +414,9 @@ def simulated_bid(
     the opponents' calls read by the model bidders' rule too (``calls.CallReading``);
     ``forced``: where nobody has bid and a pass would leave a seat forced to take
     the contract (``forced_after_pass``), passing is worth that contract (off: 0);
-    ``control``: unsolved worlds steadying both means (``ContractJudge.controlled``)."""
+    ``control``: unsolved worlds steadying both means (``ContractJudge.controlled``);
+    ``held_out``: the bid valued with the suit each world's other half of the worlds
+    chose (``ContractJudge.held_out_suits``; off: the best suit of all, and its mean)."""
     seat = obs.seat
     assert seat is not None
     bids = sorted((a for a in obs.legal if a.kind == BID), key=lambda a: a.value or 0)
@@ -405,7 +434,10 @@ def simulated_bid(
         holder, standing = forced_after_pass(obs) or (None, 0)
     while True:
         suit, value = judge.best_suit(lowest)  # the bid's expected result with that suit
-        bid_results = judge.results(seat, lowest, _always(suit))
+        trump_of = judge.held_out_suits(lowest) if held_out else _always(suit)
+        bid_results = judge.results(seat, lowest, trump_of)
+        if held_out:
+            value = judge.mean(seat, bid_results, trump_of)
         held = [0.0] * len(bid_results)
         side = 0
         if holder is not None and standing:

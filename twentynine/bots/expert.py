@@ -100,6 +100,10 @@ class ExpertBot(ExpertV1Bot):
     # ones (``ContractJudge.controlled``; 0: none), in the bid as if the auction ended
     # with it and in the trump choice
     control_worlds = 0
+    # a bid valued with the suit each world's other half of the worlds chose, not the
+    # best suit over all of them, whose mean its luck there flatters
+    # (``ContractJudge.held_out_suits``)
+    held_out_suit = False
     # a call valued by the rest of the auction played out in each world (off: as if the
     # auction ended with it, ``contract.simulated_bid``): in every auction, or in the duel
     # auction only (the default: measured there, docs/bots.md)
@@ -151,6 +155,7 @@ class ExpertBot(ExpertV1Bot):
         "read_calls_at_bid",
         "forced_pass",
         "control_worlds",
+        "held_out_suit",
         "exact_from",
         "auction_worlds",
         "bid_margin",
@@ -242,6 +247,7 @@ class ExpertBot(ExpertV1Bot):
                 pool=pool,
                 more=more,
                 close_calls=close,
+                held_out=self.held_out_suit,
             )
         weight = self.duel_pass_weight if obs.rules.auction == "duel" else 1.0
         margin = self.margin(obs)
@@ -260,6 +266,7 @@ class ExpertBot(ExpertV1Bot):
             close_calls=close,
             forced=self.forced_pass,
             control=self.control_worlds,
+            held_out=self.held_out_suit,
         )
 
     def play(self, obs: Observation, rng: random.Random, budget: float | None) -> Action:

@@ -29,6 +29,7 @@ judge's, and a replay of the auction needs no hidden card.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ..game.actions import BID, PASS, Action
 from ..game.cards import cards_of
@@ -80,19 +81,22 @@ class AuctionRollout:
         # the judge is played out once
         self._seen: dict[tuple[int, int, tuple[Action, ...]], list[float]] = {}
 
-    def values(self, suit: int, calls: list[Action]) -> list[float]:
+    def values(self, suit: int | Callable[[int], int], calls: list[Action]) -> list[float]:
         """Each call's worth to the seat's side, in game points, naming ``suit`` if it
-        ends up holding the contract."""
+        ends up holding the contract (or ``suit(i)`` in world i)."""
         per_world = self.world_values(suit, calls)
         weights = self.judge.weights
         return [weighted_mean([v[k] for v in per_world], weights) for k in range(len(calls))]
 
-    def world_values(self, suit: int, calls: list[Action]) -> list[list[float]]:
-        """Each call's worth in each of the judge's worlds (0 in a world of no weight)."""
-        self.suit = suit
+    def world_values(
+        self, suit: int | Callable[[int], int], calls: list[Action]
+    ) -> list[list[float]]:
+        """Each call's worth in each of the judge's worlds (0 in a world of no weight),
+        the seat naming ``suit`` (or ``suit(i)`` in world i)."""
         out: list[list[float]] = []
         for i, world in enumerate(self.judge.worlds):
-            key = (i, suit, tuple(calls))
+            self.suit = suit(i) if callable(suit) else suit
+            key = (i, self.suit, tuple(calls))
             found = self._seen.get(key)
             if found is None:
                 found = [0.0 for _ in calls]
@@ -157,11 +161,13 @@ def rollout_bid(
     pool: int = 1,
     more: MoreWorlds | None = None,
     close_calls: float = 0.0,
+    held_out: bool = False,
 ) -> Action:
     """Bid the lowest bid allowed when, with the rest of the auction played out in each
     world, that is worth more than passing by ``margin`` game points (with more worlds
     while that is in doubt: ``more``; the opponents' calls read by the model bidders'
-    rule too: ``close_calls``)."""
+    rule too: ``close_calls``; the seat's suit in each world chosen on the other
+    worlds: ``held_out``, ``ContractJudge.held_out_suits``)."""
     bids = sorted((a for a in obs.legal if a.kind == BID), key=lambda a: a.value or 0)
     if not bids:
         return pass_action(obs)
@@ -173,7 +179,9 @@ def rollout_bid(
     rollout = AuctionRollout(obs, model, judge)
     calls = [bids[0], pass_action(obs)]
     while True:
-        suit, _value = judge.best_suit(lowest)
+        suit: int | Callable[[int], int] = judge.best_suit(lowest)[0]
+        if held_out:
+            suit = judge.held_out_suits(lowest)
         if more is None:
             break
         gains = [bid - passed for bid, passed in rollout.world_values(suit, calls)]
