@@ -49,7 +49,8 @@ EXAMPLES = {
   twentynine bench abuse                a client that never reads, a flood, 10,000 fuzzed frames
   twentynine bench contracts expert strong  bidding alone, contracts scored by their solution
   twentynine bench ablation --deals 300 each piece of the expert's inference against the whole
-  twentynine bench positions strong expert --run runs/x   both bots on the run's positions""",
+  twentynine bench positions strong expert --run runs/x   both bots on the run's positions
+  twentynine bench judge --run runs/x   the judge's bid values against fresh worlds""",
     "arena": """examples:
   twentynine arena casual novice --deals 500
   twentynine arena expert 'expert[read_drops=0]' --deals 300   a variant: one knob turned
@@ -149,6 +150,7 @@ def _parser() -> argparse.ArgumentParser:
             "contracts",
             "ablation",
             "positions",
+            "judge",
         ],
         help="what to measure",
     )
