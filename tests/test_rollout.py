@@ -150,9 +150,11 @@ def auction_twins(profile: str, seeds: range) -> Iterator[tuple[Observation, Obs
 
 # More worlds while a call is in doubt (``contract.MoreWorlds``); a high ``z``: always
 MORE = "expert[auction_worlds=6,auction_worlds_max=18,auction_z=9]"
+# The seat's suit in each world chosen on the other worlds (``held_out_suit``)
+HELD = "expert[held_out_suit=1,auction_worlds=12]"
 
 
-@pytest.mark.parametrize("spec", [ROLLOUT, MORE])
+@pytest.mark.parametrize("spec", [ROLLOUT, MORE, HELD])
 @pytest.mark.parametrize("profile", ["pagat", "bhoos"])
 def test_the_rollout_reads_no_hidden_card(profile, spec):
     """Two auctions the seat sees alike, with the other seats' cards exchanged, get the
