@@ -103,6 +103,19 @@ def arena_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture
+def broken_run(arena_run: Path, tmp_path: Path) -> tuple[Path, str]:
+    """A copy of ``arena_run`` whose first game record is not JSON, and that record's
+    file name: a benchmark reading it must refuse the run naming the file."""
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(arena_run, copy)
+    broken = sorted((copy / "games").glob("*.json"))[0]
+    broken.write_text("{")
+    return copy, broken.name
+
+
 @pytest.fixture(scope="session")
 def record_json() -> Callable[[Match], dict[str, Any]]:
     return record_of

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 
 import pytest
 
@@ -81,12 +80,9 @@ def test_bad_arguments_are_refused_with_a_reason(run, tmp_path, capsys, argv, me
     assert message in capsys.readouterr().err
 
 
-def test_a_broken_game_record_is_refused_with_its_path(run, tmp_path, capsys):
-    copy = tmp_path / "run"
-    shutil.copytree(run, copy)
-    broken = sorted((copy / "games").glob("*.json"))[0]
-    broken.write_text("{")
+def test_a_broken_game_record_is_refused_with_its_path(broken_run, capsys):
+    copy, name = broken_run
     with pytest.raises(SystemExit):
         judge.main(["--run", str(copy), "--worlds", "4", "--fresh", "4"])
     err = capsys.readouterr().err
-    assert broken.name in err and "not a game record of the run" in err
+    assert name in err and "not a game record of the run" in err

@@ -4,7 +4,6 @@ set against the solution, paired position by position."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 
@@ -90,15 +89,12 @@ def test_bad_arguments_are_refused_with_a_reason(run, tmp_path, capsys, argv, me
     assert message in capsys.readouterr().err
 
 
-def test_a_broken_game_record_is_refused_with_its_path(run, tmp_path, capsys):
-    copy = tmp_path / "run"
-    shutil.copytree(run, copy)
-    broken = sorted((copy / "games").glob("*.json"))[0]
-    broken.write_text("{")
+def test_a_broken_game_record_is_refused_with_its_path(broken_run, capsys):
+    copy, name = broken_run
     with pytest.raises(SystemExit):
         positions.main(["novice", "--run", str(copy)])
     err = capsys.readouterr().err
-    assert broken.name in err and "not a game record of the run" in err
+    assert name in err and "not a game record of the run" in err
 
 
 def test_worker_processes_judge_as_one_process_does(run):
