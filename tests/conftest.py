@@ -10,6 +10,7 @@ import importlib
 import json
 import os
 import random
+import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -107,8 +108,6 @@ def arena_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def broken_run(arena_run: Path, tmp_path: Path) -> tuple[Path, str]:
     """A copy of ``arena_run`` whose first game record is not JSON, and that record's
     file name: a benchmark reading it must refuse the run naming the file."""
-    import shutil
-
     copy = tmp_path / "run"
     shutil.copytree(arena_run, copy)
     broken = sorted((copy / "games").glob("*.json"))[0]

@@ -25,7 +25,6 @@ cannot see.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import random
 import statistics
@@ -38,10 +37,10 @@ from ..game.actions import BID, PASS
 from ..game.dealing import derive_seed
 from ..game.engine import AUCTION, Deal
 from ..game.observation import Observation, observe_deal
-from ..game.record import RecordError, replay_record
+from ..game.record import replay_record
 from ..services.arena import run_jobs
 from ..services.arena_folder import FolderError, read_run
-from .played import Z95
+from .played import Z95, kept_game
 from .positions import games_of
 
 KINDS = (
@@ -87,7 +86,7 @@ def value_call(
     ranked = judge.ranked_suits(lowest)
     value, suit = ranked[0]
     trump_of = judge.held_out_suits(lowest)
-    held = judge.mean(obs.seat, judge.results(obs.seat, lowest, trump_of), trump_of)
+    held = judge.expected(obs.seat, lowest, trump_of)
     other = ContractJudge(obs, model, random.Random(derive_seed(seed, 1)), fresh)
     truth = other.expected(obs.seat, lowest, lambda _i: suit)
     return len(ranked), value, held, truth
@@ -96,10 +95,7 @@ def value_call(
 def value_game(item: tuple[Path, int, int, int, int]) -> list[Valued]:
     """Every call decision of one kept game, valued."""
     path, number, worlds, fresh, seed = item
-    try:
-        match, _fault = replay_record(json.loads(path.read_text()))
-    except (OSError, ValueError, KeyError, IndexError, TypeError, RecordError) as e:
-        raise FolderError(f"{path}: not a game record of the run ({e})") from None
+    match = kept_game(path, lambda obj: replay_record(obj)[0])  # as far as it went
     if not match.deals:
         return []
     played = match.deals[0]

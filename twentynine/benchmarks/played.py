@@ -29,8 +29,10 @@ import json
 import math
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ..bots.contract import contract_goal, opening_position
 from ..game.actions import PLAY, REVEAL
@@ -45,6 +47,8 @@ from ..solver import outcome as solve_outcome
 from .odds import OddsCount
 
 Z95 = 1.959963984540054
+
+T = TypeVar("T")
 
 # the three kinds of move counted with ``--moves``
 EARLY_LEAD, LATE_LEAD, FOLLOW = "leads, tricks 1-4", "leads, tricks 5-8", "cards to a trick"
@@ -152,15 +156,22 @@ def count_giveaways(deal: Deal, a_team: int, into: Giveaways) -> None:
             into.lost[key] += 1
 
 
+def kept_game(path: Path, read: Callable[[dict[str, Any]], T]) -> T:
+    """``read`` of the kept game record at ``path``.
+
+    Raises ``FolderError`` naming the file when it is not a game record."""
+    try:
+        return read(json.loads(path.read_text()))
+    except (OSError, ValueError, KeyError, IndexError, TypeError, RecordError) as e:
+        raise FolderError(f"{path}: not a game record of the run ({e})") from None
+
+
 def contract_deal(path: Path) -> Deal | None:
     """The deal a kept game record played, if a contract was played to its end there:
     None for a forfeited or unfinished game, a redeal and a single hand.
 
     Raises ``FolderError`` naming the file when it is not a game record."""
-    try:
-        return played_contract(json.loads(path.read_text()))
-    except (OSError, ValueError, KeyError, IndexError, TypeError, RecordError) as e:
-        raise FolderError(f"{path}: not a game record of the run ({e})") from None
+    return kept_game(path, played_contract)
 
 
 def solved_run(
@@ -295,6 +306,7 @@ __all__ = [
     "call_role",
     "contract_deal",
     "count_giveaways",
+    "kept_game",
     "report_roles",
     "report_run",
     "solved_run",

@@ -295,10 +295,8 @@ class ContractJudge:
             if among is None:
                 value = self.expected(seat, bid, _always(suit))
             else:
-                value = weighted_mean(
-                    [self.result(i, seat, suit, bid) for i in among if self.weights[i] > 0],
-                    [self.weights[i] for i in among if self.weights[i] > 0],
-                )
+                results = self.results(seat, bid, _always(suit))
+                value = weighted_mean([results[i] for i in among], [self.weights[i] for i in among])
             scored.append((value, prior[suit], -suit, suit))
         scored.sort(reverse=True)
         return [(value, suit) for value, _, _, suit in scored]

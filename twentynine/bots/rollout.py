@@ -179,9 +179,7 @@ def rollout_bid(
     rollout = AuctionRollout(obs, model, judge)
     calls = [bids[0], pass_action(obs)]
     while True:
-        suit: int | Callable[[int], int] = judge.best_suit(lowest)[0]
-        if held_out:
-            suit = judge.held_out_suits(lowest)
+        suit = judge.held_out_suits(lowest) if held_out else judge.best_suit(lowest)[0]
         if more is None:
             break
         gains = [bid - passed for bid, passed in rollout.world_values(suit, calls)]
